@@ -1,0 +1,10 @@
+// pitot: what a benchmark source includes.
+#pragma once
+
+#include <pitot/axis.hpp>
+#include <pitot/benchmark.hpp>
+#include <pitot/state.hpp>
+
+#if defined(__CUDACC__) && __has_include(<pitot/cuda.hpp>)
+#include <pitot/cuda.hpp>
+#endif

@@ -1,0 +1,25 @@
+#include "core/backend.hpp"
+
+#include <optional>
+
+namespace pitot {
+namespace {
+std::optional<DeviceBackend>& backend_slot() {
+  static std::optional<DeviceBackend> slot;
+  return slot;
+}
+}  // namespace
+
+DeviceOptions& device_options() {
+  static DeviceOptions options;
+  return options;
+}
+
+bool set_device_backend(DeviceBackend backend) {
+  backend_slot() = std::move(backend);
+  return true;
+}
+
+const DeviceBackend* device_backend() { return backend_slot() ? &*backend_slot() : nullptr; }
+
+}  // namespace pitot

@@ -1,0 +1,44 @@
+// The seam between the backend-neutral core and a device backend (CUDA, HIP).
+// A backend registers itself when a program includes its public header.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <pitot/state.hpp>
+
+namespace pitot {
+
+// Device options from the program's command line; a backend reads what it understands.
+struct DeviceOptions {
+  int device = 0;                 // --device N
+  std::string timing = "cold";    // --timing cold|hot|graph
+  int graph_launches = 0;         // --graph-launches N (0: the backend picks)
+  double throttle_ratio = 0.75;   // samples below this fraction of the nominal clock are discarded
+};
+DeviceOptions& device_options();
+
+struct DeviceBackend {
+  std::string name;  // "cuda", "hip"
+  // Time a device workload for the state's point (calls state.run with its sampler).
+  std::function<void(State&, std::function<void(Launch&)>)> exec;
+  // Called in each point's thread before the benchmark runs (select the device).
+  std::function<void()> bind_thread;
+  // Facts of the selected device for JSON and asv ({"gpu": "NVIDIA H200", "arch": "sm_90", ...}).
+  std::function<nlohmann::json()> device_facts;
+  // Default asv machine name from the product ("h200"); empty when no device is present.
+  std::function<std::string()> machine_name;
+  // Named ranges around each point (NVTX / rocTX) and profiler start/stop.
+  std::function<void(const std::string&)> range_push;
+  std::function<void()> range_pop;
+  std::function<void()> profiler_start;
+  std::function<void()> profiler_stop;
+};
+
+// Returns true so a header can register through an inline variable.
+bool set_device_backend(DeviceBackend backend);
+const DeviceBackend* device_backend();  // nullptr in a CPU-only program
+
+}  // namespace pitot

@@ -1,0 +1,181 @@
+#include "core/engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <list>
+#include <memory>
+#include <random>
+#include <thread>
+
+#include "core/point_run.hpp"
+#include "core/stats.hpp"
+
+namespace pitot {
+
+std::string point_name(const BenchmarkDef& def, const std::vector<AxisValue>& values) {
+  std::string name = def.name;
+  if (def.axes.empty()) return name;
+  name += "[";
+  for (std::size_t i = 0; i < def.axes.size(); ++i) {
+    if (i) name += ",";
+    name += def.axes[i].name + "=" + display_value(values[i], def.axes[i].kind);
+  }
+  return name + "]";
+}
+
+namespace {
+// Odometer step over axis positions, last axis fastest (asv's cartesian order); false once all wrapped.
+bool advance(std::vector<std::size_t>& index, const BenchmarkDef& def) {
+  for (std::size_t a = def.axes.size(); a-- > 0;) {
+    if (++index[a] < def.axes[a].values.size()) return true;
+    index[a] = 0;
+  }
+  return false;
+}
+}  // namespace
+
+std::vector<PlannedPoint> plan_points(const std::deque<BenchmarkDef>& defs) {
+  std::vector<PlannedPoint> points;
+  int id = 0;
+  for (const auto& def : defs) {
+    std::vector<std::size_t> index(def.axes.size(), 0);
+    do {
+      PlannedPoint p;
+      p.def = &def;
+      p.id = id++;
+      p.index = index;
+      for (std::size_t a = 0; a < def.axes.size(); ++a) p.values.push_back(def.axes[a].values[index[a]]);
+      p.name = point_name(def, p.values);
+      points.push_back(std::move(p));
+    } while (advance(index, def));
+  }
+  return points;
+}
+
+std::string stop_reason(const std::vector<double>& samples, double spent_seconds, const RunConfig& config) {
+  if (spent_seconds >= config.max_seconds) return "time_limit";
+  if (static_cast<int>(samples.size()) < config.min_samples || spent_seconds < config.min_seconds) return "";
+  std::vector<double> sorted = samples;
+  std::sort(sorted.begin(), sorted.end());
+  double median = quantile_sorted(sorted, 0.5);
+  auto [lo, hi] = median_ci99_sorted(sorted);
+  if (std::isfinite(lo) && std::isfinite(hi) && median > 0 && (hi - lo) / median < config.ci_target) return "ci";
+  return "";
+}
+
+void PointRun::wait_for_turn() {
+  std::unique_lock lock(mutex);
+  cv.wait(lock, [&] { return has_turn; });
+}
+
+void PointRun::yield_turn() {
+  std::lock_guard lock(mutex);
+  has_turn = false;
+  cv.notify_all();
+}
+
+namespace {
+
+std::int64_t unix_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+void finalize(PointRun& run, const std::string& program) {
+  PointResult& r = run.result;
+  const PlannedPoint& p = run.point;
+  r.program = program;
+  r.benchmark = p.def->name;
+  r.id = p.id;
+  r.index = p.index;
+  r.name = p.name;
+  r.values = p.values;
+  if (r.status == PointStatus::Failed) return;
+  if (run.skipped) {
+    r.status = PointStatus::Skipped;
+    r.samples.clear();
+    return;
+  }
+  if (r.samples.empty()) {
+    r.status = PointStatus::Failed;
+    r.reason = run.exec_called ? "every sample was discarded (device throttled)"
+                               : "the benchmark returned without calling state.exec or state.skip";
+    return;
+  }
+  r.stats = compute_stats(r.samples);
+  r.tracks = throughput_tracks(r.items, r.bytes, r.flops, r.stats->median);
+}
+
+// The body of a point's thread: runs the benchmark function, holding the turn except while
+// State::run hands it back between batches.
+void point_thread(PointRun& run) {
+  run.wait_for_turn();
+  auto t0 = std::chrono::steady_clock::now();
+  run.result.started_at_ms = unix_ms();
+  try {
+    if (run.hooks.on_thread_start) run.hooks.on_thread_start(run.point);
+    if (run.hooks.on_point_begin) run.hooks.on_point_begin(run.point);
+    State state(run);
+    run.point.def->fn(state);
+    if (run.hooks.on_point_end) run.hooks.on_point_end(run.point);
+  } catch (const std::exception& e) {
+    run.result.status = PointStatus::Failed;
+    run.result.reason = e.what();
+  } catch (...) {
+    run.result.status = PointStatus::Failed;
+    run.result.reason = "unknown exception";
+  }
+  run.result.duration_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::lock_guard lock(run.mutex);
+  run.finished = true;
+  run.has_turn = false;
+  run.cv.notify_all();
+}
+
+}  // namespace
+
+void run_points(const std::string& program, const std::vector<PlannedPoint>& points, const RunConfig& config,
+                const PointCallback& done, const PointHooks& hooks) {
+  // Order: declared order without interleaving; a seeded shuffle with it, so drift over the
+  // run is shared by all points instead of showing up as a difference between them.
+  std::vector<const PlannedPoint*> queue;
+  for (const auto& p : points) queue.push_back(&p);
+  const int window = std::max(1, config.interleave);
+  if (window > 1) std::shuffle(queue.begin(), queue.end(), std::mt19937_64(config.seed));
+
+  struct Live {
+    std::unique_ptr<PointRun> run;
+    std::thread thread;
+  };
+  std::list<Live> live;
+  std::size_t next = 0;
+  while (next < queue.size() || !live.empty()) {
+    while (static_cast<int>(live.size()) < window && next < queue.size()) {
+      Live l{std::make_unique<PointRun>(*queue[next++], config, hooks), {}};
+      l.thread = std::thread(point_thread, std::ref(*l.run));
+      live.push_back(std::move(l));
+    }
+    for (auto it = live.begin(); it != live.end();) {
+      PointRun& run = *it->run;
+      {
+        // Hand the turn over and wait until the point hands it back.
+        std::unique_lock lock(run.mutex);
+        run.has_turn = true;
+        run.cv.notify_all();
+        run.cv.wait(lock, [&] { return !run.has_turn; });
+      }
+      if (run.finished) {
+        it->thread.join();
+        finalize(run, program);
+        done(run.result);
+        it = live.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+}
+
+}  // namespace pitot

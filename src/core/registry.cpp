@@ -1,0 +1,61 @@
+#include <pitot/benchmark.hpp>
+
+
+namespace pitot {
+
+std::deque<BenchmarkDef>& registry() {
+  static std::deque<BenchmarkDef> defs;
+  return defs;
+}
+
+Benchmark register_benchmark(std::string name, BenchmarkFn fn, std::string source_file) {
+  auto& defs = registry();
+  defs.push_back(BenchmarkDef{std::move(name), std::move(fn), {}, "1", 60.0, std::move(source_file), {}});
+  return Benchmark(defs.back());
+}
+
+std::vector<std::string>& registration_errors() {
+  static std::vector<std::string> errors;
+  return errors;
+}
+
+// Registration runs before main(), where an exception would only terminate: problems are
+// recorded and reported by the program's main.
+Benchmark& Benchmark::fail(const std::string& message) {
+  registration_errors().push_back("benchmark " + def_->name + ": " + message);
+  return *this;
+}
+
+Benchmark& Benchmark::add(Axis a) {
+  if (a.values.empty()) return fail("axis '" + a.name + "' has no values");
+  for (const auto& existing : def_->axes)
+    if (existing.name == a.name) return fail("axis '" + a.name + "' is declared twice");
+  def_->axes.push_back(std::move(a));
+  return *this;
+}
+
+Benchmark& Benchmark::axis_pow2(std::string name, std::initializer_list<int> exponents) {
+  return axis_pow2(std::move(name), std::vector<int>(exponents));
+}
+
+Benchmark& Benchmark::axis_pow2(std::string name, const std::vector<int>& exponents) {
+  Axis a{std::move(name), AxisKind::Pow2, {}};
+  for (int e : exponents) {
+    if (e < 0 || e > 62) return fail("power-of-two exponent " + std::to_string(e) + " is out of 0..62");
+    a.values.emplace_back(std::int64_t{1} << e);
+  }
+  return add(std::move(a));
+}
+
+Benchmark& Benchmark::version(std::string v) {
+  def_->version = std::move(v);
+  return *this;
+}
+
+Benchmark& Benchmark::timeout(double seconds) {
+  if (!(seconds > 0)) return fail("timeout must be positive");
+  def_->timeout_seconds = seconds;
+  return *this;
+}
+
+}  // namespace pitot

@@ -1,0 +1,192 @@
+#include "core/result.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace pitot {
+
+using nlohmann::json;
+
+std::size_t BenchmarkInfo::point_count() const {
+  std::size_t n = 1;
+  for (const auto& a : axes) n *= a.values.size();
+  return n;
+}
+
+const char* status_name(PointStatus s) {
+  switch (s) {
+    case PointStatus::Ok: return "ok";
+    case PointStatus::Failed: return "failed";
+    case PointStatus::Skipped: return "skipped";
+  }
+  return "failed";
+}
+
+PointStatus status_from_name(const std::string& s) {
+  if (s == "ok") return PointStatus::Ok;
+  if (s == "skipped") return PointStatus::Skipped;
+  if (s == "failed") return PointStatus::Failed;
+  throw std::invalid_argument("unknown point status '" + s + "'");
+}
+
+namespace {
+
+json value_json(const AxisValue& v) {
+  return std::visit([](const auto& x) { return json(x); }, v);
+}
+
+AxisValue value_from_json(const json& j, AxisKind kind) {
+  switch (kind) {
+    case AxisKind::Int:
+    case AxisKind::Pow2: return j.get<std::int64_t>();
+    case AxisKind::Float: return j.get<double>();
+    case AxisKind::String: return j.get<std::string>();
+  }
+  return j.get<std::int64_t>();
+}
+
+AxisKind kind_from_name(const std::string& s) {
+  if (s == "int") return AxisKind::Int;
+  if (s == "float") return AxisKind::Float;
+  if (s == "string") return AxisKind::String;
+  if (s == "pow2") return AxisKind::Pow2;
+  throw std::invalid_argument("unknown axis kind '" + s + "'");
+}
+
+// JSON has no infinity: an open interval end is written as null and read back as ±inf.
+json finite_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
+double or_inf(const json& j, double inf) { return j.is_null() ? inf : j.get<double>(); }
+
+}  // namespace
+
+json to_json(const Axis& axis) {
+  json values = json::array(), reprs = json::array();
+  for (const auto& v : axis.values) {
+    values.push_back(value_json(v));
+    reprs.push_back(python_repr(v));
+  }
+  return {{"name", axis.name}, {"kind", axis_kind_name(axis.kind)}, {"values", values}, {"reprs", reprs}};
+}
+
+Axis axis_from_json(const json& j) {
+  Axis a;
+  a.name = j.at("name").get<std::string>();
+  a.kind = kind_from_name(j.at("kind").get<std::string>());
+  for (const auto& v : j.at("values")) a.values.push_back(value_from_json(v, a.kind));
+  return a;
+}
+
+json to_json(const BenchmarkInfo& info) {
+  json axes = json::array();
+  for (const auto& a : info.axes) axes.push_back(to_json(a));
+  return {{"program", info.program}, {"name", info.name},   {"axes", axes},
+          {"version", info.version}, {"timeout", info.timeout_seconds}, {"code", info.code},
+          {"points", info.point_count()}};
+}
+
+BenchmarkInfo benchmark_from_json(const json& j) {
+  BenchmarkInfo b;
+  b.program = j.at("program").get<std::string>();
+  b.name = j.at("name").get<std::string>();
+  for (const auto& a : j.at("axes")) b.axes.push_back(axis_from_json(a));
+  b.version = j.value("version", "1");
+  b.timeout_seconds = j.value("timeout", 60.0);
+  b.code = j.value("code", "");
+  return b;
+}
+
+json to_json(const PointResult& p) {
+  json values = json::array();
+  for (const auto& v : p.values) values.push_back(value_json(v));
+  json j = {{"type", "point"},
+            {"program", p.program},
+            {"benchmark", p.benchmark},
+            {"id", p.id},
+            {"name", p.name},
+            {"index", p.index},
+            {"values", values},
+            {"status", status_name(p.status)},
+            {"reason", p.reason},
+            {"backend", p.backend},
+            {"unit", "seconds"},
+            {"number", p.number},
+            {"samples", p.samples},
+            {"discarded_samples", p.discarded_samples},
+            {"stop_reason", p.stop_reason},
+            {"counters", {{"items", p.items}, {"bytes", p.bytes}, {"flops", p.flops}}},
+            {"started_at", p.started_at_ms},
+            {"duration", p.duration_seconds},
+            {"backend_info", p.backend_info}};
+  if (!p.clock_ratios.empty()) j["clock_ratios"] = p.clock_ratios;
+  if (p.stats) {
+    const Stats& s = *p.stats;
+    j["stats"] = {{"n", s.n},         {"median", s.median}, {"q25", s.q25},   {"q75", s.q75},
+                  {"min", s.min},     {"max", s.max},       {"mean", s.mean}, {"stdev", s.stdev},
+                  {"ci99_lo", finite_or_null(s.ci99_lo)},   {"ci99_hi", finite_or_null(s.ci99_hi)}};
+  }
+  json tracks = json::array();
+  for (const auto& t : p.tracks) tracks.push_back({{"name", t.name}, {"unit", t.unit}, {"value", t.value}});
+  j["tracks"] = tracks;
+  return j;
+}
+
+PointResult point_from_json(const json& j) {
+  const double inf = std::numeric_limits<double>::infinity();
+  PointResult p;
+  p.program = j.at("program").get<std::string>();
+  p.benchmark = j.at("benchmark").get<std::string>();
+  p.id = j.at("id").get<int>();
+  p.name = j.at("name").get<std::string>();
+  p.index = j.at("index").get<std::vector<std::size_t>>();
+  for (const auto& v : j.at("values")) {
+    if (v.is_number_integer()) p.values.emplace_back(v.get<std::int64_t>());
+    else if (v.is_number()) p.values.emplace_back(v.get<double>());
+    else p.values.emplace_back(v.get<std::string>());
+  }
+  p.status = status_from_name(j.at("status").get<std::string>());
+  p.reason = j.value("reason", "");
+  p.backend = j.value("backend", "");
+  p.number = j.value("number", std::int64_t{1});
+  p.samples = j.value("samples", std::vector<double>{});
+  p.clock_ratios = j.value("clock_ratios", std::vector<double>{});
+  p.discarded_samples = j.value("discarded_samples", 0);
+  p.stop_reason = j.value("stop_reason", "");
+  if (j.contains("counters")) {
+    const auto& c = j.at("counters");
+    p.items = c.value("items", 0.0);
+    p.bytes = c.value("bytes", 0.0);
+    p.flops = c.value("flops", 0.0);
+  }
+  p.started_at_ms = j.value("started_at", std::int64_t{0});
+  p.duration_seconds = j.value("duration", 0.0);
+  p.backend_info = j.value("backend_info", json::object());
+  if (j.contains("stats") && !j.at("stats").is_null()) {
+    const auto& s = j.at("stats");
+    Stats st;
+    st.n = s.at("n").get<int>();
+    st.median = s.at("median").get<double>();
+    st.q25 = s.at("q25").get<double>();
+    st.q75 = s.at("q75").get<double>();
+    st.min = s.at("min").get<double>();
+    st.max = s.at("max").get<double>();
+    st.mean = s.at("mean").get<double>();
+    st.stdev = s.at("stdev").get<double>();
+    st.ci99_lo = or_inf(s.at("ci99_lo"), -inf);
+    st.ci99_hi = or_inf(s.at("ci99_hi"), inf);
+    p.stats = st;
+  }
+  for (const auto& t : j.value("tracks", json::array()))
+    p.tracks.push_back({t.at("name").get<std::string>(), t.at("unit").get<std::string>(), t.at("value").get<double>()});
+  return p;
+}
+
+std::vector<Track> throughput_tracks(double items, double bytes, double flops, double seconds) {
+  std::vector<Track> tracks;
+  if (!(seconds > 0)) return tracks;
+  if (items > 0) tracks.push_back({"items_per_second", "items/s", items / seconds});
+  if (bytes > 0) tracks.push_back({"gbytes_per_second", "GB/s", bytes / seconds / 1e9});
+  if (flops > 0) tracks.push_back({"tflops", "TFLOP/s", flops / seconds / 1e12});
+  return tracks;
+}
+
+}  // namespace pitot

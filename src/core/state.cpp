@@ -1,0 +1,136 @@
+#include <pitot/state.hpp>
+
+#include <chrono>
+#include <cmath>
+
+#include <pitot/benchmark.hpp>
+
+#include "core/backend.hpp"
+#include "core/point_run.hpp"
+
+namespace pitot {
+namespace {
+
+std::size_t axis_index(const PointRun& run, std::string_view axis) {
+  const auto& axes = run.point.def->axes;
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    if (axes[i].name == axis) return i;
+  throw UsageError("benchmark " + run.point.def->name + " has no axis '" + std::string(axis) + "'");
+}
+
+[[noreturn]] void wrong_kind(const PointRun& run, std::string_view axis, const char* wanted) {
+  throw UsageError("benchmark " + run.point.def->name + ": axis '" + std::string(axis) + "' is not " + wanted);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+std::int64_t State::get_int(std::string_view axis) const {
+  const auto& v = run_.point.values[axis_index(run_, axis)];
+  if (auto i = std::get_if<std::int64_t>(&v)) return *i;
+  wrong_kind(run_, axis, "an int axis");
+}
+
+double State::get_float(std::string_view axis) const {
+  const auto& v = run_.point.values[axis_index(run_, axis)];
+  if (auto d = std::get_if<double>(&v)) return *d;
+  if (auto i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+  wrong_kind(run_, axis, "a numeric axis");
+}
+
+const std::string& State::get_string(std::string_view axis) const {
+  const auto& v = run_.point.values[axis_index(run_, axis)];
+  if (auto s = std::get_if<std::string>(&v)) return *s;
+  wrong_kind(run_, axis, "a string axis");
+}
+
+void State::skip(std::string reason) {
+  run_.skipped = true;
+  run_.result.reason = std::move(reason);
+}
+bool State::skipped() const { return run_.skipped; }
+
+void State::add_items(double n) { run_.result.items += n; }
+void State::add_bytes(double n) { run_.result.bytes += n; }
+void State::add_flops(double n) { run_.result.flops += n; }
+
+void State::set_backend_info(std::string key, std::string json_value) {
+  run_.result.backend_info[std::move(key)] = nlohmann::json::parse(json_value);
+}
+
+const std::string& State::benchmark_name() const { return run_.point.def->name; }
+const std::string& State::point_name() const { return run_.point.name; }
+
+void State::exec_device(std::function<void(Launch&)> work) {
+  if (run_.skipped) return;
+  const DeviceBackend* backend = device_backend();
+  if (!backend)
+    throw UsageError("benchmark " + run_.point.def->name +
+                     " launches device work, but this program was built without a GPU backend "
+                     "(build its source as .cu with pitot's CUDA backend)");
+  backend->exec(*this, std::move(work));
+}
+
+void State::run(Sampler& sampler) {
+  if (run_.skipped) return;
+  if (run_.exec_called)
+    throw UsageError("benchmark " + run_.point.def->name + " called exec twice; one timed region per point");
+  run_.exec_called = true;
+  const RunConfig& cfg = run_.config;
+  PointResult& r = run_.result;
+  r.backend = sampler.backend();
+  const DeviceBackend* backend = device_backend();
+  auto range_push = [&] {
+    if (backend && backend->range_push) backend->range_push("pitot:" + run_.point.name);
+  };
+  auto range_pop = [&] {
+    if (backend && backend->range_pop) backend->range_pop();
+  };
+
+  // The turn is held from the point's start (setup ran in it) until here.
+  sampler.warmup(cfg.warmup_seconds, cfg.min_sample_seconds);
+  r.number = sampler.iterations_per_sample();
+
+  if (cfg.profile) {
+    // One run of the work inside its range, with the profiler recording only that.
+    if (backend && backend->profiler_start) backend->profiler_start();
+    range_push();
+    Sample s = sampler.sample();
+    range_pop();
+    if (backend && backend->profiler_stop) backend->profiler_stop();
+    r.samples.push_back(s.seconds);
+    r.stop_reason = "profile";
+    sampler.finish();
+    return;
+  }
+
+  double spent = 0;  // wall time spent sampling this point, over all its turns
+  for (;;) {
+    auto batch_start = std::chrono::steady_clock::now();
+    range_push();
+    do {
+      Sample s = sampler.sample();
+      if (s.throttled) {
+        ++r.discarded_samples;
+      } else {
+        r.samples.push_back(s.seconds);
+        if (!std::isnan(s.clock_ratio)) r.clock_ratios.push_back(s.clock_ratio);
+      }
+    } while (seconds_since(batch_start) < cfg.batch_seconds &&
+             static_cast<int>(r.samples.size()) + r.discarded_samples < cfg.max_samples);
+    range_pop();
+    spent += seconds_since(batch_start);
+    r.stop_reason = stop_reason(r.samples, spent, cfg);
+    if (r.stop_reason.empty() && static_cast<int>(r.samples.size()) + r.discarded_samples >= cfg.max_samples)
+      r.stop_reason = "max_samples";
+    if (!r.stop_reason.empty()) break;
+    run_.yield_turn();
+    run_.wait_for_turn();
+  }
+  sampler.finish();
+}
+
+}  // namespace pitot

@@ -1,0 +1,40 @@
+// The asv results database writer (format: docs/ASV-FORMAT.md, from shared/ASV-FORMAT.md).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace pitot {
+
+// A file that cannot be read as asv data or of another format version; nothing was written.
+struct AsvError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct AsvRun {
+  std::string machine;                         // folder name and params.machine
+  std::map<std::string, std::string> machine_facts;  // arch, cpu, num_cpu, os, ram, gpu...
+  std::string commit_hash;                     // 40 hex digits
+  std::int64_t commit_date_ms = 0;             // commit date, unix ms
+  std::string env_name;                        // e.g. cpp-gcc-12.2-Release
+  std::map<std::string, std::string> requirements;  // compiler, build_type, cuda...
+};
+
+// Merge these benchmarks and points into results_dir: benchmarks.json, <machine>/machine.json
+// and <machine>/<hash8>-<env>.json. Each file is replaced atomically under a lock; rows of other
+// benchmarks already there are kept. Throws AsvError (and leaves every file as it was) when an
+// existing file is unreadable or of another version, or a name would escape results_dir.
+void write_asv(const std::filesystem::path& results_dir, const AsvRun& run,
+               const std::vector<BenchmarkInfo>& benchmarks, const std::vector<PointResult>& points);
+
+// asv's names for a benchmark's rows: the time row and one track row per throughput.
+std::string asv_time_name(const BenchmarkInfo& b);
+std::string asv_track_name(const BenchmarkInfo& b, const std::string& track);
+
+}  // namespace pitot

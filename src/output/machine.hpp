@@ -1,0 +1,32 @@
+// Facts about the host and the source tree that asv records.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace pitot {
+
+// arch, cpu, num_cpu, os, ram: the keys `asv machine` asks for, all strings.
+std::map<std::string, std::string> host_facts();
+
+// A machine name from the CPU model when no GPU names it ("xeon-gold-6338", lower case, safe).
+std::string machine_name_from_cpu(const std::string& cpu_model);
+
+// A name that is safe as one folder or file name component (letters, digits, . _ -), or throws
+// std::invalid_argument naming the problem.
+std::string checked_name(const std::string& what, const std::string& name);
+
+struct CommitInfo {
+  std::string hash;        // 40 hex
+  std::int64_t date_ms = 0;  // commit date, unix ms
+};
+// `git rev-parse` and the commit date of `rev` in the repository holding `dir`; nullopt if not a repo.
+std::optional<CommitInfo> git_commit(const std::filesystem::path& dir, const std::string& rev = "HEAD");
+
+// Environment name describing the build: cpp-<compiler>-<version>-<build type>[-cuda<ver>].
+std::string build_env_name();
+
+}  // namespace pitot
