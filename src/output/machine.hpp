@@ -23,8 +23,14 @@ struct CommitInfo {
   std::string hash;        // 40 hex
   std::int64_t date_ms = 0;  // commit date, unix ms
 };
-// `git rev-parse` and the commit date of `rev` in the repository holding `dir`; nullopt if not a repo.
+// `git rev-parse` and the commit date of `rev` in the repository holding `dir`; nullopt if not a
+// repo, `rev` is unknown or git is missing. The date is the author date, as asv takes it.
 std::optional<CommitInfo> git_commit(const std::filesystem::path& dir, const std::string& rev = "HEAD");
+
+// What the build is made of, for asv's `requirements`: compiler ("gcc-12.2"), build_type
+// ("Release", from the compile definition PITOT_BUILD_TYPE, else from NDEBUG) and, when the
+// definition PITOT_CUDA_VERSION is set, cuda ("13.0").
+std::map<std::string, std::string> build_requirements();
 
 // Environment name describing the build: cpp-<compiler>-<version>-<build type>[-cuda<ver>].
 std::string build_env_name();

@@ -1,0 +1,666 @@
+// The asv results database writer. The format and the reasons behind each rule are in
+// docs/asv-database.md and ASV-FORMAT.md; section numbers below refer to ASV-FORMAT.md.
+#include "output/asv.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "output/machine.hpp"
+
+namespace pitot {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kResultsVersion = 2;
+constexpr int kBenchmarksVersion = 2;
+constexpr int kMachineVersion = 1;
+
+// §5: the columns of a results row, verbatim from asv.
+const std::vector<std::string> kResultColumns = {
+    "result",        "params",        "version",    "started_at",   "duration",
+    "stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75",   "stats_number",
+    "stats_repeat",  "samples",       "profile"};
+// The columns holding one entry per point (the "(N)" columns of §5).
+const std::vector<std::string> kPointColumns = {"result",     "stats_ci_99_a", "stats_ci_99_b",
+                                                "stats_q_25", "stats_q_75",    "stats_number",
+                                                "stats_repeat", "samples"};
+
+// ---------------------------------------------------------------------------------------------
+// asv's results files use Python's JSON dialect: bare NaN, Infinity and -Infinity tokens.
+// nlohmann neither reads nor writes them, so they travel through the parser as marker strings
+// (a control character cannot appear raw in a JSON string, so no real string looks like one).
+
+const std::string kNanMark = "\x01NaN", kInfMark = "\x01Infinity", kNegInfMark = "\x01-Infinity";
+
+std::string python_tokens_to_marks(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    auto token = [&](const char* word) { return text.compare(i, std::strlen(word), word) == 0; };
+    if (c == '"') {
+      in_string = true;
+      out += c;
+    } else if (token("NaN")) {
+      out += "\"\\u0001NaN\"";
+      i += 2;
+    } else if (token("Infinity")) {
+      out += "\"\\u0001Infinity\"";
+      i += 7;
+    } else if (token("-Infinity")) {
+      out += "\"\\u0001-Infinity\"";
+      i += 8;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+void marks_to_numbers(json& j) {
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    if (s == kNanMark) j = std::numeric_limits<double>::quiet_NaN();
+    else if (s == kInfMark) j = std::numeric_limits<double>::infinity();
+    else if (s == kNegInfMark) j = -std::numeric_limits<double>::infinity();
+  } else if (j.is_structured()) {
+    for (auto& item : j) marks_to_numbers(item);
+  }
+}
+
+// Compact JSON in Python's dialect (what asv's json.dump writes).
+void dump_python(const json& j, std::string& out) {
+  switch (j.type()) {
+    case json::value_t::object: {
+      out += '{';
+      bool first = true;
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        if (!first) out += ", ";
+        first = false;
+        out += json(it.key()).dump();
+        out += ": ";
+        dump_python(it.value(), out);
+      }
+      out += '}';
+      break;
+    }
+    case json::value_t::array: {
+      out += '[';
+      bool first = true;
+      for (const auto& item : j) {
+        if (!first) out += ", ";
+        first = false;
+        dump_python(item, out);
+      }
+      out += ']';
+      break;
+    }
+    case json::value_t::number_float: {
+      double x = j.get<double>();
+      if (std::isnan(x)) out += "NaN";
+      else if (std::isinf(x)) out += x > 0 ? "Infinity" : "-Infinity";
+      else out += j.dump();
+      break;
+    }
+    default:
+      out += j.dump();
+  }
+}
+
+std::string dump_python(const json& j) {
+  std::string out;
+  dump_python(j, out);
+  return out;
+}
+
+// A results file: one top-level key per line and one benchmark row per line, so that a diff of
+// two versions shows which rows changed. Still the same JSON for asv.
+std::string results_file_text(const json& doc) {
+  std::string out = "{\n";
+  bool first = true;
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (!first) out += ",\n";
+    first = false;
+    out += json(it.key()).dump() + ": ";
+    if (it.key() == "results" && it.value().is_object() && !it.value().empty()) {
+      out += "{\n";
+      bool first_row = true;
+      for (auto row = it.value().begin(); row != it.value().end(); ++row) {
+        if (!first_row) out += ",\n";
+        first_row = false;
+        out += "  " + json(row.key()).dump() + ": " + dump_python(row.value());
+      }
+      out += "\n}";
+    } else {
+      out += dump_python(it.value());
+    }
+  }
+  out += "\n}\n";
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading existing files.
+
+// The file's JSON, or nullopt when it does not exist. Refuses a file that does not parse, is not
+// an object or carries another version: asv would not read it either, and writing over it would
+// lose whatever it holds.
+std::optional<json> read_existing(const fs::path& path, int version, bool python_dialect) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw AsvError("cannot read " + path.string() + ": " + std::strerror(errno));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  json doc;
+  try {
+    doc = json::parse(python_dialect ? python_tokens_to_marks(text) : text);
+  } catch (const json::parse_error& e) {
+    throw AsvError(path.string() + " is not valid JSON (" + e.what() +
+                   "); fix or remove it, then run again. Nothing was written.");
+  }
+  if (python_dialect) marks_to_numbers(doc);
+  if (!doc.is_object())
+    throw AsvError(path.string() + " is not a JSON object; fix or remove it. Nothing was written.");
+  auto v = doc.find("version");
+  if (v == doc.end() || !v->is_number_integer() || v->get<int>() != version) {
+    std::string found = v == doc.end() ? "no version" : "version " + v->dump();
+    throw AsvError(path.string() + " has " + found + ", but pitot writes version " +
+                   std::to_string(version) + " (asv 0.6); convert it with `asv update` or move it away. " +
+                   "Nothing was written.");
+  }
+  return doc;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing: temp file in the same folder, fsync, rename, fsync the folder.
+
+struct LockFile {
+  int fd = -1;
+  explicit LockFile(const fs::path& path) {
+    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) throw AsvError("cannot open the lock file " + path.string() + ": " + std::strerror(errno));
+    while (::flock(fd, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      throw AsvError("cannot lock " + path.string() + ": " + std::strerror(err));
+    }
+  }
+  ~LockFile() {
+    if (fd >= 0) ::close(fd);  // closing releases the flock
+  }
+  LockFile(const LockFile&) = delete;
+  LockFile& operator=(const LockFile&) = delete;
+};
+
+void fsync_dir(const fs::path& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+// A file written next to its target; rename() puts it in place.
+struct PendingFile {
+  fs::path target, temp;
+};
+
+PendingFile write_temp(const fs::path& target, const std::string& text) {
+  static std::atomic<unsigned> counter{0};
+  std::ostringstream name;
+  name << "." << target.filename().string() << ".tmp-" << ::getpid() << "-" << counter++;
+  PendingFile f{target, target.parent_path() / name.str()};
+  int fd = ::open(f.temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) throw AsvError("cannot create " + f.temp.string() + ": " + std::strerror(errno));
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      ::close(fd);
+      ::unlink(f.temp.c_str());
+      throw AsvError("cannot write " + f.temp.string() + ": " + std::strerror(err));
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    int err = errno;
+    ::unlink(f.temp.c_str());
+    throw AsvError("cannot write " + f.temp.string() + ": " + std::strerror(err));
+  }
+  return f;
+}
+
+// Write all files or none: every temp file is complete before the first rename.
+void replace_files(const std::vector<std::pair<fs::path, std::string>>& files) {
+  std::vector<PendingFile> pending;
+  try {
+    for (const auto& [path, text] : files) pending.push_back(write_temp(path, text));
+  } catch (...) {
+    for (const auto& f : pending) ::unlink(f.temp.c_str());
+    throw;
+  }
+  std::set<fs::path> dirs;
+  for (const auto& f : pending) {
+    if (::rename(f.temp.c_str(), f.target.c_str()) != 0) {
+      int err = errno;
+      for (const auto& g : pending) ::unlink(g.temp.c_str());
+      throw AsvError("cannot replace " + f.target.string() + ": " + std::strerror(err));
+    }
+    dirs.insert(f.target.parent_path());
+  }
+  for (const auto& d : dirs) fsync_dir(d);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows.
+
+using Params = std::vector<std::vector<std::string>>;
+
+// asv's params of a benchmark: the repr of each value, duplicates within an axis numbered
+// "x (0)", "x (1)" as asv_runner does, so that every point has its own name.
+Params asv_params(const BenchmarkInfo& b) {
+  Params params;
+  for (const auto& axis : b.axes) {
+    std::vector<std::string> reprs;
+    for (const auto& v : axis.values) reprs.push_back(python_repr(v));
+    std::map<std::string, int> total, seen;
+    for (const auto& r : reprs) ++total[r];
+    for (auto& r : reprs)
+      if (total[r] > 1) r = r + " (" + std::to_string(seen[r]++) + ")";
+    params.push_back(std::move(reprs));
+  }
+  return params;
+}
+
+std::vector<std::string> param_names(const BenchmarkInfo& b) {
+  std::vector<std::string> names;
+  for (const auto& axis : b.axes) names.push_back(axis.name);
+  return names;
+}
+
+// All parameter tuples in asv's order (itertools.product: last axis fastest).
+std::vector<std::vector<std::string>> param_tuples(const Params& params) {
+  std::vector<std::vector<std::string>> tuples = {{}};
+  for (const auto& axis : params) {
+    std::vector<std::vector<std::string>> next;
+    for (const auto& t : tuples)
+      for (const auto& v : axis) {
+        next.push_back(t);
+        next.back().push_back(v);
+      }
+    tuples = std::move(next);
+  }
+  return tuples;
+}
+
+Params params_from_json(const json& j) {
+  Params params;
+  if (!j.is_array()) return params;
+  for (const auto& axis : j) {
+    std::vector<std::string> values;
+    if (axis.is_array())
+      for (const auto& v : axis) values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+    params.push_back(std::move(values));
+  }
+  return params;
+}
+
+// One point's entries in the per-point columns; a missing column is null.
+using Cell = std::map<std::string, json>;
+
+// A results row being rebuilt: per-point cells plus the whole-row columns.
+struct Row {
+  Params params;
+  std::vector<Cell> cells;
+  json version, started_at, duration;
+};
+
+// Column name -> value for a row as stored, whatever the file's column order.
+std::map<std::string, json> row_columns(const json& row, const std::vector<std::string>& columns) {
+  std::map<std::string, json> out;
+  if (!row.is_array()) return out;
+  for (std::size_t i = 0; i < row.size() && i < columns.size(); ++i) out[columns[i]] = row[i];
+  return out;
+}
+
+// Start the new row of `params`. Points of the existing row whose parameter tuple is still
+// there and whose version is the same are kept; the run then overwrites the points it measured.
+Row start_row(const Params& params, const std::string& version, const json* old_row,
+              const std::vector<std::string>& old_columns) {
+  Row row;
+  row.params = params;
+  auto tuples = param_tuples(params);
+  row.cells.resize(tuples.size());
+  row.version = version;
+  if (!old_row) return row;
+  auto old = row_columns(*old_row, old_columns);
+  if (!old.count("version") || old["version"] != json(version)) return row;
+  std::map<std::vector<std::string>, std::size_t> position;
+  for (std::size_t i = 0; i < tuples.size(); ++i) position[tuples[i]] = i;
+  auto old_tuples = param_tuples(params_from_json(old["params"]));
+  for (std::size_t k = 0; k < old_tuples.size(); ++k) {
+    auto at = position.find(old_tuples[k]);
+    if (at == position.end()) continue;
+    Cell& cell = row.cells[at->second];
+    for (const auto& column : kPointColumns) {
+      auto it = old.find(column);
+      if (it != old.end() && it->second.is_array() && k < it->second.size()) cell[column] = it->second[k];
+    }
+  }
+  row.started_at = old.count("started_at") ? old["started_at"] : json(nullptr);
+  row.duration = old.count("duration") ? old["duration"] : json(nullptr);
+  return row;
+}
+
+json params_json(const Params& params) {
+  json j = json::array();
+  for (const auto& axis : params) j.push_back(axis);
+  return j;
+}
+
+json row_json(const Row& row) {
+  std::map<std::string, json> columns;
+  for (const auto& column : kPointColumns) {
+    json list = json::array();
+    bool any = false;
+    for (const auto& cell : row.cells) {
+      auto it = cell.find(column);
+      json v = it == cell.end() ? json(nullptr) : it->second;
+      any = any || !v.is_null();
+      list.push_back(v);
+    }
+    columns[column] = any ? list : json(nullptr);  // asv writes an all-null column as null
+  }
+  columns["params"] = params_json(row.params);
+  columns["version"] = row.version;
+  columns["started_at"] = row.started_at;
+  columns["duration"] = row.duration;
+  json out = json::array();
+  for (const auto& column : kResultColumns) {
+    auto it = columns.find(column);
+    out.push_back(it == columns.end() ? json(nullptr) : it->second);
+  }
+  while (!out.empty() && out.back().is_null()) out.erase(out.size() - 1);  // as asv does
+  return out;
+}
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// §5: a measured point fills all six stats, a skipped one is NaN, a failed one null throughout.
+Cell time_cell(const PointResult& p) {
+  Cell cell;
+  if (p.status == PointStatus::Skipped) {
+    cell["result"] = kNaN;
+    return cell;
+  }
+  if (p.status != PointStatus::Ok || !p.stats || p.samples.empty()) return cell;
+  const Stats& s = *p.stats;
+  cell["result"] = s.median;
+  cell["stats_ci_99_a"] = s.ci99_lo;  // -inf for fewer than 8 samples, as in §5
+  cell["stats_ci_99_b"] = s.ci99_hi;
+  cell["stats_q_25"] = s.q25;
+  cell["stats_q_75"] = s.q75;
+  cell["stats_number"] = p.number;
+  cell["stats_repeat"] = static_cast<std::int64_t>(p.samples.size());
+  cell["samples"] = p.samples;
+  return cell;
+}
+
+Cell track_cell(const PointResult& p, const std::string& track) {
+  Cell cell;
+  if (p.status == PointStatus::Failed) return cell;
+  cell["result"] = kNaN;
+  if (p.status != PointStatus::Ok) return cell;
+  for (const auto& t : p.tracks)
+    if (t.name == track && std::isfinite(t.value)) cell["result"] = t.value;
+  return cell;
+}
+
+std::string default_track_unit(const std::string& track) {
+  if (track == "items_per_second") return "items/s";
+  if (track == "gbytes_per_second") return "GB/s";
+  if (track == "tflops") return "TFLOP/s";
+  return "";
+}
+
+// Position of a point in its benchmark's cartesian product, checked against the axes.
+std::size_t flat_position(const BenchmarkInfo& b, const PointResult& p) {
+  if (p.index.size() != b.axes.size())
+    throw AsvError("point '" + p.name + "' has " + std::to_string(p.index.size()) + " axis positions, but " +
+                   b.full_name() + " has " + std::to_string(b.axes.size()) + " axes");
+  std::size_t pos = 0;
+  for (std::size_t i = 0; i < b.axes.size(); ++i) {
+    if (p.index[i] >= b.axes[i].values.size())
+      throw AsvError("point '" + p.name + "' is outside the axis '" + b.axes[i].name + "' of " + b.full_name());
+    pos = pos * b.axes[i].values.size() + p.index[i];
+  }
+  return pos;
+}
+
+bool is_hex(const std::string& s) {
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+json string_map(const std::map<std::string, std::string>& m) {
+  json j = json::object();
+  for (const auto& [k, v] : m) j[k] = v;
+  return j;
+}
+
+}  // namespace
+
+std::string asv_time_name(const BenchmarkInfo& b) { return b.full_name(); }
+
+std::string asv_track_name(const BenchmarkInfo& b, const std::string& track) {
+  return b.full_name() + "." + track;
+}
+
+void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector<BenchmarkInfo>& benchmarks,
+               const std::vector<PointResult>& points) {
+  // Check everything that can be checked before touching the disk.
+  std::string machine, env;
+  try {
+    machine = checked_name("machine", run.machine);
+    env = checked_name("environment", run.env_name);
+  } catch (const std::invalid_argument& e) {
+    throw AsvError(e.what());
+  }
+  if (run.commit_hash.size() != 40 || !is_hex(run.commit_hash))
+    throw AsvError("commit hash '" + run.commit_hash +
+                   "' is not a full 40-digit lower-case hex git hash (asv publish looks it up in git)");
+  std::map<std::string, const BenchmarkInfo*> by_name;
+  for (const auto& b : benchmarks) {
+    if (!std::isfinite(b.timeout_seconds))
+      throw AsvError(b.full_name() + " has a timeout that is not a finite number");
+    by_name[b.full_name()] = &b;
+  }
+  std::map<std::string, std::vector<const PointResult*>> points_of;
+  for (const auto& p : points) {
+    std::string name = p.program + "." + p.benchmark;
+    auto it = by_name.find(name);
+    if (it == by_name.end())
+      throw AsvError("point '" + p.name + "' belongs to " + name + ", which is not among the benchmarks given");
+    flat_position(*it->second, p);  // throws on a point that does not fit its benchmark
+    points_of[name].push_back(&p);
+  }
+
+  const fs::path machine_dir = results_dir / machine;
+  const fs::path benchmarks_path = results_dir / "benchmarks.json";
+  const fs::path machine_path = machine_dir / "machine.json";
+  const fs::path results_path = machine_dir / (run.commit_hash.substr(0, 8) + "-" + env + ".json");
+  std::error_code ec;
+  fs::create_directories(machine_dir, ec);
+  if (ec) throw AsvError("cannot create " + machine_dir.string() + ": " + ec.message());
+
+  LockFile lock(results_dir / ".pitot.lock");
+
+  json bench_doc = read_existing(benchmarks_path, kBenchmarksVersion, false).value_or(json::object());
+  json machine_doc = read_existing(machine_path, kMachineVersion, false).value_or(json::object());
+  json results_doc = read_existing(results_path, kResultsVersion, true).value_or(json::object());
+
+  if (results_doc.contains("commit_hash") && results_doc["commit_hash"] != json(run.commit_hash))
+    throw AsvError(results_path.string() + " holds results of commit " + results_doc["commit_hash"].dump() +
+                   ", not " + run.commit_hash + "; move it away. Nothing was written.");
+  if (results_doc.contains("env_name") && results_doc["env_name"] != json(env))
+    throw AsvError(results_path.string() + " holds results of environment " + results_doc["env_name"].dump() +
+                   ", not " + env + "; move it away. Nothing was written.");
+  if (results_doc.contains("results") && !results_doc["results"].is_object())
+    throw AsvError(results_path.string() + ": \"results\" is not an object. Nothing was written.");
+
+  // machine.json: the facts of this run over whatever was recorded before (§3).
+  for (const auto& [k, v] : run.machine_facts) machine_doc[k] = v;
+  machine_doc["machine"] = machine;
+  machine_doc["version"] = kMachineVersion;
+
+  std::vector<std::string> old_columns = kResultColumns;
+  if (results_doc.contains("result_columns") && results_doc["result_columns"].is_array())
+    old_columns = results_doc["result_columns"].get<std::vector<std::string>>();
+  json old_results = results_doc.value("results", json::object());
+  json new_results = json::object();
+  // Rows of benchmarks not in this run keep their data, rewritten into this column order.
+  for (auto it = old_results.begin(); it != old_results.end(); ++it) {
+    auto cols = row_columns(it.value(), old_columns);
+    json row = json::array();
+    for (const auto& column : kResultColumns) row.push_back(cols.count(column) ? cols[column] : json(nullptr));
+    while (!row.empty() && row.back().is_null()) row.erase(row.size() - 1);
+    new_results[it.key()] = row;
+  }
+
+  for (const auto& b : benchmarks) {
+    const std::string name = asv_time_name(b);
+    const Params params = asv_params(b);
+    const auto& run_points = points_of[name];
+
+    json time_entry = {{"name", name},
+                       {"type", "time"},
+                       {"unit", "seconds"},
+                       {"params", params_json(params)},
+                       {"param_names", param_names(b)},
+                       {"version", b.version},
+                       {"code", b.code},
+                       {"timeout", b.timeout_seconds},
+                       // Only `asv run` reads these; pitot's own engine decides the sampling.
+                       {"number", 0},
+                       {"repeat", 0},
+                       {"min_run_count", 2},
+                       {"rounds", 1},
+                       {"sample_time", 0.01},
+                       {"warmup_time", -1}};
+    bench_doc[name] = time_entry;
+
+    // Track rows: those measured now plus those already recorded for this benchmark.
+    std::map<std::string, std::string> tracks;  // name -> unit
+    for (const auto* p : run_points)
+      for (const auto& t : p->tracks) tracks[t.name] = t.unit;
+    const std::string prefix = name + ".";
+    for (auto it = old_results.begin(); it != old_results.end(); ++it) {
+      const std::string& key = it.key();
+      if (key.size() > prefix.size() && key.compare(0, prefix.size(), prefix) == 0 &&
+          key.find('.', prefix.size()) == std::string::npos && !tracks.count(key.substr(prefix.size()))) {
+        std::string track = key.substr(prefix.size());
+        std::string unit = default_track_unit(track);
+        if (bench_doc.contains(key) && bench_doc[key].is_object() && bench_doc[key].contains("unit") &&
+            bench_doc[key]["unit"].is_string())
+          unit = bench_doc[key]["unit"].get<std::string>();
+        tracks[track] = unit;
+      }
+    }
+
+    auto row_for = [&](const std::string& key) {
+      const json* old = old_results.contains(key) ? &old_results[key] : nullptr;
+      return start_row(params, b.version, old, old_columns);
+    };
+    std::int64_t started = 0;
+    double duration = 0;
+    for (const auto* p : run_points) {
+      if (started == 0 || (p->started_at_ms != 0 && p->started_at_ms < started)) started = p->started_at_ms;
+      duration += p->duration_seconds;
+    }
+
+    Row time_row = row_for(name);
+    for (const auto* p : run_points) time_row.cells[flat_position(b, *p)] = time_cell(*p);
+    if (!run_points.empty()) {
+      time_row.started_at = started;
+      time_row.duration = duration;
+    }
+    new_results[name] = row_json(time_row);
+
+    for (const auto& [track, unit] : tracks) {
+      const std::string key = asv_track_name(b, track);
+      bench_doc[key] = {{"name", key},
+                        {"type", "track"},
+                        {"unit", unit},
+                        {"params", params_json(params)},
+                        {"param_names", param_names(b)},
+                        {"version", b.version},
+                        {"code", b.code},
+                        {"timeout", b.timeout_seconds}};
+      Row row = row_for(key);
+      for (const auto* p : run_points) row.cells[flat_position(b, *p)] = track_cell(*p, track);
+      if (!run_points.empty()) {
+        row.started_at = started;
+        row.duration = duration;
+      }
+      new_results[key] = row_json(row);
+    }
+  }
+  bench_doc["version"] = kBenchmarksVersion;
+
+  // Results params: machine facts and requirements, one graph line per distinct set (§5).
+  std::map<std::string, std::string> params = run.machine_facts;
+  for (const auto& [k, v] : run.requirements) params[k] = v;
+  params["machine"] = machine;
+
+  results_doc["commit_hash"] = run.commit_hash;
+  results_doc["env_name"] = env;
+  results_doc["date"] = run.commit_date_ms;
+  results_doc["params"] = string_map(params);
+  if (!results_doc.contains("python") || !results_doc["python"].is_string()) results_doc["python"] = "";
+  results_doc["requirements"] = string_map(run.requirements);
+  if (!results_doc.contains("env_vars") || !results_doc["env_vars"].is_object())
+    results_doc["env_vars"] = json::object();
+  results_doc["result_columns"] = kResultColumns;
+  results_doc["results"] = new_results;
+  if (!results_doc.contains("durations") || !results_doc["durations"].is_object())
+    results_doc["durations"] = json::object();
+  results_doc["version"] = kResultsVersion;
+
+  replace_files({{benchmarks_path, bench_doc.dump(2) + "\n"},
+                 {machine_path, machine_doc.dump(2) + "\n"},
+                 {results_path, results_file_text(results_doc)}});
+}
+
+}  // namespace pitot

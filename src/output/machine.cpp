@@ -1,0 +1,218 @@
+#include "output/machine.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace pitot {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+// The value of the first "key : value" line of a /proc file, or "".
+std::string proc_field(const char* file, const std::string& key) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    if (trim(line.substr(0, colon)) == key) return trim(line.substr(colon + 1));
+  }
+  return "";
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Run a program (no shell) and return its stdout, or nullopt if it could not run or failed.
+std::optional<std::string> run_capture(const std::vector<std::string>& argv) {
+  int out[2];
+  if (pipe(out) != 0) return std::nullopt;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, out[0]);
+  posix_spawn_file_actions_addclose(&actions, out[1]);
+  // git's "not a git repository" belongs to us to report, not on the user's terminal.
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  if (rc != 0) {
+    close(out[0]);
+    return std::nullopt;
+  }
+  std::string text;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(out[0], buf, sizeof buf);
+    if (n > 0) text.append(buf, static_cast<std::size_t>(n));
+    else if (n == 0 || errno != EINTR) break;
+  }
+  close(out[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  return text;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> host_facts() {
+  std::map<std::string, std::string> facts;
+  struct utsname u {};
+  if (uname(&u) == 0) {
+    facts["arch"] = u.machine;
+    facts["os"] = std::string(u.sysname) + " " + u.release;
+  }
+  std::string cpu = proc_field("/proc/cpuinfo", "model name");
+  if (cpu.empty()) cpu = proc_field("/proc/cpuinfo", "Model");  // some ARM kernels
+  if (cpu.empty()) cpu = proc_field("/proc/cpuinfo", "Hardware");
+  facts["cpu"] = cpu.empty() ? "unknown" : cpu;
+  unsigned n = std::thread::hardware_concurrency();
+  facts["num_cpu"] = std::to_string(n == 0 ? 1 : n);
+  // "MemTotal:  24576000 kB" -> "23GB"; whole GiB keep the value stable across boots.
+  std::string mem = proc_field("/proc/meminfo", "MemTotal");
+  if (!mem.empty()) {
+    try {
+      double kib = std::stod(mem);
+      facts["ram"] = std::to_string(static_cast<long long>(std::llround(kib / (1024.0 * 1024.0)))) + "GB";
+    } catch (const std::exception&) {
+      facts["ram"] = mem;
+    }
+  }
+  return facts;
+}
+
+std::string machine_name_from_cpu(const std::string& cpu_model) {
+  // "Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz" -> "xeon-gold-6338";
+  // "AMD EPYC 7763 64-Core Processor" -> "epyc-7763".
+  std::string model = cpu_model.substr(0, cpu_model.find('@'));
+  std::vector<std::string> words;
+  std::string word;
+  auto flush = [&] {
+    if (word.empty()) return;
+    static const char* noise[] = {"r", "tm", "intel", "amd", "cpu", "processor", "core", "with", "radeon", "graphics"};
+    bool is_noise = false;
+    for (const char* n : noise) is_noise = is_noise || word == n;
+    // "64-core", "8-core": a core count, not part of the model.
+    if (word.size() > 5 && word.ends_with("-core")) is_noise = true;
+    if (!is_noise) words.push_back(word);
+    word.clear();
+  };
+  for (char c : lower(model)) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-') word += c;
+    else flush();
+  }
+  flush();
+  std::string name;
+  for (const auto& w : words) {
+    std::string part = trim(w);
+    while (!part.empty() && part.front() == '-') part.erase(part.begin());
+    while (!part.empty() && part.back() == '-') part.pop_back();
+    if (part.empty()) continue;
+    if (!name.empty()) name += '-';
+    name += part;
+  }
+  if (name.size() > 64) name.resize(64);
+  while (!name.empty() && name.back() == '-') name.pop_back();
+  return name.empty() ? "unknown-cpu" : name;
+}
+
+std::string checked_name(const std::string& what, const std::string& name) {
+  if (name.empty()) throw std::invalid_argument(what + " name is empty");
+  if (name.size() >= 128)
+    throw std::invalid_argument(what + " name '" + name.substr(0, 40) + "...' is too long (" +
+                                std::to_string(name.size()) + " characters, at most 127)");
+  if (name.front() == '.' || name.front() == '-')
+    throw std::invalid_argument(what + " name '" + name + "' must not start with '.' or '-'");
+  for (char c : name) {
+    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    if (!ok)
+      throw std::invalid_argument(what + " name '" + name + "' has the character '" + std::string(1, c) +
+                                  "'; use only letters, digits, '.', '_' and '-'");
+  }
+  return name;
+}
+
+std::optional<CommitInfo> git_commit(const std::filesystem::path& dir, const std::string& rev) {
+  auto hash = run_capture({"git", "-C", dir.string(), "rev-parse", "--verify", "--quiet", rev + "^{commit}"});
+  if (!hash) return std::nullopt;
+  CommitInfo info;
+  info.hash = trim(*hash);
+  if (info.hash.size() != 40) return std::nullopt;
+  // asv dates a commit by its author time (`git rev-list -n1 --format=%at`), so use the same.
+  auto date = run_capture({"git", "-C", dir.string(), "show", "-s", "--format=%at", info.hash});
+  if (!date) return std::nullopt;
+  try {
+    info.date_ms = std::stoll(trim(*date)) * 1000;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  return info;
+}
+
+std::map<std::string, std::string> build_requirements() {
+  std::map<std::string, std::string> req;
+#if defined(__clang__)
+  req["compiler"] = "clang-" + std::to_string(__clang_major__) + "." + std::to_string(__clang_minor__);
+#elif defined(__GNUC__)
+  req["compiler"] = "gcc-" + std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__);
+#elif defined(_MSC_VER)
+  req["compiler"] = "msvc-" + std::to_string(_MSC_VER);
+#else
+  req["compiler"] = "unknown";
+#endif
+#if defined(PITOT_BUILD_TYPE)
+  req["build_type"] = PITOT_BUILD_TYPE;
+#elif defined(NDEBUG)
+  req["build_type"] = "Release";
+#else
+  req["build_type"] = "Debug";
+#endif
+  if (req["build_type"].empty()) req["build_type"] = "none";
+#if defined(PITOT_CUDA_VERSION)
+  req["cuda"] = PITOT_CUDA_VERSION;
+#endif
+  return req;
+}
+
+std::string build_env_name() {
+  auto req = build_requirements();
+  std::string name = "cpp-" + req["compiler"] + "-" + req["build_type"];
+  if (req.count("cuda")) name += "-cuda" + req["cuda"];
+  std::string safe;
+  for (char c : name) {
+    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    safe += ok ? c : '_';
+  }
+  return safe;
+}
+
+}  // namespace pitot
