@@ -19,29 +19,37 @@ std::string float_repr(double v) {
     std::snprintf(buf, sizeof buf, "%.*e", precision, v);
     if (std::strtod(buf, nullptr) == v) break;
   }
-  std::string mantissa = buf, sign;
+  std::string mantissa = buf;
+  bool negative = false;
   int exponent = std::atoi(mantissa.c_str() + mantissa.find('e') + 1);
   mantissa.resize(mantissa.find('e'));
   if (mantissa[0] == '-') {
-    sign = "-";
+    negative = true;
     mantissa.erase(0, 1);
   }
-  std::string digits = mantissa.substr(0, 1) + (mantissa.size() > 2 ? mantissa.substr(2) : "");
+  // Built with append: GCC 12 warns falsely (-Wrestrict, bug 105329) on operator+ and on
+  // assigning short literals here.
+  std::string digits(1, mantissa[0]);
+  if (mantissa.size() > 2) digits.append(mantissa, 2);
+  std::string out(negative ? 1 : 0, '-');
   if (exponent >= 16 || exponent < -4) {
-    std::string m = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "");
+    out.push_back(digits[0]);
+    if (digits.size() > 1) out.append(".").append(digits, 1);
     char e[16];
     std::snprintf(e, sizeof e, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
-    return sign + m + e;
+    return out.append(e);
   }
-  std::string out;
   if (exponent < 0) {
-    out = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
+    out.append("0.").append(static_cast<std::size_t>(-exponent - 1), '0').append(digits);
   } else {
     auto int_len = static_cast<std::size_t>(exponent) + 1;
-    if (digits.size() <= int_len) out = digits + std::string(int_len - digits.size(), '0') + ".0";
-    else out = digits.substr(0, int_len) + "." + digits.substr(int_len);
+    if (digits.size() <= int_len) {
+      out.append(digits).append(int_len - digits.size(), '0').append(".0");
+    } else {
+      out.append(digits, 0, int_len).append(".").append(digits, int_len);
+    }
   }
-  return sign + out;
+  return out;
 }
 
 std::string string_repr(const std::string& s) {

@@ -35,6 +35,9 @@ struct DeviceBackend {
   std::function<void()> range_pop;
   std::function<void()> profiler_start;
   std::function<void()> profiler_stop;
+  // True once a sticky device error made the device unusable: the program reports the point
+  // that hit it and exits with code 3 so a driver restarts it after that point.
+  std::function<bool()> device_lost;
 };
 
 // Returns true so a header can register through an inline variable.

@@ -1,0 +1,262 @@
+// main() of every benchmark program: parse the command line, run the selected points, write outputs.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <regex>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <pitot/benchmark.hpp>
+
+#include "core/backend.hpp"
+#include "core/engine.hpp"
+#include "output/asv.hpp"
+#include "output/console.hpp"
+#include "output/machine.hpp"
+#include "program/options.hpp"
+
+#ifndef PITOT_PROGRAM_NAME
+#define PITOT_PROGRAM_NAME ""
+#endif
+
+namespace pitot::program {
+namespace {
+
+using nlohmann::json;
+
+std::string program_name(const char* argv0) {
+  std::string name = PITOT_PROGRAM_NAME;
+  if (name.empty()) name = std::filesystem::path(argv0).filename().string();
+  return name;
+}
+
+std::vector<BenchmarkInfo> benchmark_infos(const std::string& program, const std::deque<BenchmarkDef>& defs) {
+  std::vector<BenchmarkInfo> infos;
+  for (const auto& d : defs) {
+    BenchmarkInfo b;
+    b.program = program;
+    b.name = d.name;
+    b.axes = d.axes;
+    b.version = d.version;
+    b.timeout_seconds = d.timeout_seconds;
+    b.code = "pitot benchmark " + d.name + " (" + std::filesystem::path(d.source_file).filename().string() + ")";
+    infos.push_back(std::move(b));
+  }
+  return infos;
+}
+
+std::vector<PlannedPoint> select_points(std::vector<PlannedPoint> all, const Options& o) {
+  std::optional<std::regex> filter;
+  if (!o.filter.empty()) {
+    try {
+      filter.emplace(o.filter, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      throw UsageError("--filter '" + o.filter + "' is not a valid regular expression: " + e.what());
+    }
+  }
+  if (o.point_ids)
+    for (int id : *o.point_ids)
+      if (id >= static_cast<int>(all.size()))
+        throw UsageError(fmt::format("--points: no point {} (this program has {}; see --list)", id, all.size()));
+  std::vector<PlannedPoint> chosen;
+  for (auto& p : all) {
+    if (filter && !std::regex_search(p.name, *filter)) continue;
+    if (o.point_ids && std::find(o.point_ids->begin(), o.point_ids->end(), p.id) == o.point_ids->end()) continue;
+    if (p.id % o.shard_count != o.shard_index) continue;
+    chosen.push_back(std::move(p));
+  }
+  return chosen;
+}
+
+json device_facts() {
+  const DeviceBackend* b = device_backend();
+  return b && b->device_facts ? b->device_facts() : json(nullptr);
+}
+
+void print_list(std::ostream& out, const std::string& program, const std::vector<BenchmarkInfo>& infos,
+                const std::vector<PlannedPoint>& points, bool as_json) {
+  if (as_json) {
+    json j = {{"program", program}, {"benchmarks", json::array()}, {"points", json::array()}};
+    for (const auto& b : infos) j["benchmarks"].push_back(to_json(b));
+    for (const auto& p : points) j["points"].push_back({{"id", p.id}, {"name", p.name}, {"benchmark", p.def->name}});
+    out << j.dump(2) << "\n";
+    return;
+  }
+  for (const auto& b : infos) {
+    std::size_t selected = std::count_if(points.begin(), points.end(), [&](const PlannedPoint& p) { return p.def->name == b.name; });
+    out << fmt::format("{}.{}  ({} points{})\n", program, b.name, b.point_count(),
+                       selected == b.point_count() ? "" : fmt::format(", {} selected", selected));
+    for (const auto& a : b.axes) {
+      std::string values;
+      for (const auto& v : a.values) values += (values.empty() ? "" : ", ") + display_value(v, a.kind);
+      out << fmt::format("    {} ({}): {}\n", a.name, axis_kind_name(a.kind), values);
+    }
+  }
+  out << "points:\n";
+  for (const auto& p : points) out << fmt::format("  {:>4}  {}\n", p.id, p.name);
+}
+
+// Writes text to a path, or stdout for "-"; the file is replaced only once fully written.
+void write_output(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    return;
+  }
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    if (!f) throw UsageError("cannot write " + path);
+    f << text;
+    if (!f.flush()) throw UsageError("cannot write " + path);
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+json config_json(const RunConfig& r, const DeviceOptions& d) {
+  return {{"warmup", r.warmup_seconds},      {"min_samples", r.min_samples}, {"min_time", r.min_seconds},
+          {"max_time", r.max_seconds},       {"max_samples", r.max_samples}, {"ci_target", r.ci_target},
+          {"batch_time", r.batch_seconds},   {"interleave", r.interleave},   {"seed", r.seed},
+          {"profile", r.profile},            {"device", d.device},           {"timing", d.timing}};
+}
+
+void write_asv_results(const Options& o, const std::string& program, const std::vector<BenchmarkInfo>& infos,
+                       const std::vector<PointResult>& results) {
+  AsvRun run;
+  run.machine_facts = host_facts();
+  json dev = device_facts();
+  if (dev.is_object())
+    for (const auto& [k, v] : dev.items()) run.machine_facts[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  run.machine = o.machine;
+  if (run.machine.empty()) {
+    const DeviceBackend* b = device_backend();
+    if (b && b->machine_name) run.machine = b->machine_name();
+  }
+  if (run.machine.empty()) run.machine = machine_name_from_cpu(run.machine_facts["cpu"]);
+  run.machine = checked_name("--machine", run.machine);
+  auto commit = git_commit(std::filesystem::current_path(), o.commit.empty() ? "HEAD" : o.commit);
+  if (commit) {
+    run.commit_hash = commit->hash;
+    run.commit_date_ms = commit->date_ms;
+  } else if (o.commit.size() == 40) {
+    run.commit_hash = o.commit;  // not in this repository: asv needs the date, use now
+    run.commit_date_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch()).count();
+  } else {
+    throw UsageError(o.commit.empty() ? "--asv-dir needs a commit: run inside a git repository or give --commit HASH"
+                                      : "--commit " + o.commit + " is not a commit of the repository here; give the full 40-digit hash");
+  }
+  run.env_name = checked_name("--env", o.env.empty() ? build_env_name() : o.env);
+  run.requirements = build_requirements();
+  write_asv(o.asv_dir, run, infos, results);
+  std::cerr << fmt::format("{}: results written to {}/{}/{}-{}.json\n", program, o.asv_dir, run.machine,
+                           run.commit_hash.substr(0, 8), run.env_name);
+}
+
+int run_program(int argc, char** argv) {
+  const std::string program = program_name(argv[0]);
+  if (!registration_errors().empty()) {
+    for (const auto& e : registration_errors()) std::cerr << program << ": " << e << "\n";
+    return kUsage;
+  }
+  auto parsed = parse_options(argc, argv, program);
+  if (!parsed) return kOk;
+  Options o = std::move(*parsed);
+  apply_axis_overrides(registry(), o.axis_overrides);
+  const auto infos = benchmark_infos(program, registry());
+  const auto points = select_points(plan_points(registry()), o);
+
+  if (o.list) {
+    std::ostringstream text;
+    print_list(text, program, infos, points, o.list_json);
+    write_output(o.list_json ? o.json_path : "-", text.str());
+    return kOk;
+  }
+  if (points.empty()) throw UsageError("no point matches the selection (see --list)");
+  device_options() = o.device;
+
+  // Driver protocol: one JSON line per finished point on a private file descriptor.
+  FILE* channel = nullptr;
+  if (const char* fd_text = std::getenv("PITOT_RESULT_FD")) {
+    channel = fdopen(std::atoi(fd_text), "w");
+    if (!channel) throw UsageError(fmt::format("PITOT_RESULT_FD={} is not an open file descriptor", fd_text));
+  }
+  const DeviceBackend* backend = device_backend();
+  PointHooks hooks;
+  if (backend && backend->bind_thread) hooks.on_thread_start = [backend](const PlannedPoint&) { backend->bind_thread(); };
+
+  std::vector<PointResult> results;
+  bool any_failed = false;
+  const bool progress = o.table && isatty(STDERR_FILENO);
+  auto write_outputs = [&] {
+    std::sort(results.begin(), results.end(), [](const PointResult& a, const PointResult& b) { return a.id < b.id; });
+    if (o.table) {
+      std::cout << program << ":\n";
+      print_table(std::cout, results);
+    }
+    if (!o.csv_path.empty()) {
+      std::ostringstream csv;
+      write_csv(csv, results);
+      write_output(o.csv_path, csv.str());
+    }
+    if (!o.json_path.empty()) {
+      json doc = {{"pitot_version", PITOT_VERSION}, {"program", program}, {"host", host_facts()},
+                  {"device", device_facts()},       {"config", config_json(o.run, o.device)},
+                  {"benchmarks", json::array()},    {"points", json::array()}};
+      for (const auto& b : infos) doc["benchmarks"].push_back(to_json(b));
+      for (const auto& r : results) doc["points"].push_back(to_json(r));
+      write_output(o.json_path, doc.dump(1) + "\n");
+    }
+    if (!o.asv_dir.empty()) write_asv_results(o, program, infos, results);
+  };
+
+  run_points(program, points, o.run, [&](const PointResult& r) {
+    results.push_back(r);
+    any_failed |= r.status == PointStatus::Failed;
+    if (channel) {
+      std::fputs((to_json(r).dump() + "\n").c_str(), channel);
+      std::fflush(channel);
+    }
+    if (progress)
+      std::cerr << fmt::format("\r[{}/{}] {:<60.60}", results.size(), points.size(), r.name) << std::flush;
+    if (backend && backend->device_lost && backend->device_lost()) {
+      // The device is unusable for the rest of this process: report and leave.
+      if (progress) std::cerr << "\n";
+      std::cerr << program << ": " << r.name << ": " << r.reason << "\n"
+                << program << ": the device is lost after a sticky error; restart after point " << r.id << "\n";
+      write_outputs();
+      std::fflush(nullptr);
+      std::_Exit(kDeviceLost);
+    }
+  }, hooks);
+  if (progress) std::cerr << "\r" << std::string(80, ' ') << "\r";
+  if (channel) {
+    std::fputs("{\"type\":\"done\"}\n", channel);
+    std::fclose(channel);
+  }
+  write_outputs();
+  return any_failed ? kPointsFailed : kOk;
+}
+
+}  // namespace
+}  // namespace pitot::program
+
+int main(int argc, char** argv) {
+  try {
+    return pitot::program::run_program(argc, argv);
+  } catch (const pitot::UsageError& e) {
+    std::cerr << pitot::program::program_name(argv[0]) << ": " << e.what() << "\n";
+    return pitot::program::kUsage;
+  } catch (const pitot::AsvError& e) {
+    std::cerr << pitot::program::program_name(argv[0]) << ": " << e.what() << "\n";
+    return pitot::program::kUsage;
+  } catch (const std::exception& e) {
+    std::cerr << pitot::program::program_name(argv[0]) << ": " << e.what() << "\n";
+    return pitot::program::kUsage;
+  }
+}

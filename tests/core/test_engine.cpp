@@ -1,0 +1,193 @@
+// The engine: point planning, the stopping rule, interleaving, failures and skips.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <stdexcept>
+
+#include <pitot/pitot.hpp>
+
+#include "core/engine.hpp"
+
+namespace {
+
+using namespace pitot;
+
+BenchmarkDef make_def(std::string name, BenchmarkFn fn, std::vector<Axis> axes = {}) {
+  BenchmarkDef d;
+  d.name = std::move(name);
+  d.fn = std::move(fn);
+  d.axes = std::move(axes);
+  return d;
+}
+
+RunConfig fast_config() {
+  RunConfig c;
+  c.warmup_seconds = 0;
+  c.min_samples = 10;
+  c.min_seconds = 0;
+  c.max_seconds = 1.0;
+  c.batch_seconds = 0.0;  // one sample per turn: the finest interleaving
+  return c;
+}
+
+std::map<std::string, PointResult> run_all(const std::deque<BenchmarkDef>& defs, const RunConfig& c) {
+  std::map<std::string, PointResult> out;
+  run_points("test", plan_points(defs), c, [&](const PointResult& r) { out[r.name] = r; });
+  return out;
+}
+
+}  // namespace
+
+TEST(Engine, CartesianOrderLastAxisFastest) {
+  std::deque<BenchmarkDef> defs;
+  defs.push_back(make_def("b", [](State&) {},
+                          {Axis{"a", AxisKind::Int, {std::int64_t{1}, std::int64_t{2}}},
+                           Axis{"s", AxisKind::String, {std::string("x"), std::string("y")}}}));
+  defs.push_back(make_def("plain", [](State&) {}));
+  auto points = plan_points(defs);
+  ASSERT_EQ(points.size(), 5u);
+  EXPECT_EQ(points[0].name, "b[a=1,s=x]");
+  EXPECT_EQ(points[1].name, "b[a=1,s=y]");
+  EXPECT_EQ(points[2].name, "b[a=2,s=x]");
+  EXPECT_EQ(points[3].name, "b[a=2,s=y]");
+  EXPECT_EQ(points[4].name, "plain");
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(points[static_cast<std::size_t>(i)].id, i);
+}
+
+TEST(Engine, StoppingRule) {
+  RunConfig c = fast_config();
+  c.min_samples = 10;
+  c.min_seconds = 0.5;
+  c.max_seconds = 2.0;
+  c.ci_target = 0.01;
+  std::vector<double> constant(20, 1.0);
+  EXPECT_EQ(stop_reason(std::vector<double>(5, 1.0), 1.0, c), "");  // too few samples
+  EXPECT_EQ(stop_reason(constant, 0.1, c), "");                     // too little time
+  EXPECT_EQ(stop_reason(constant, 1.0, c), "ci");
+  std::vector<double> noisy;
+  for (int i = 0; i < 20; ++i) noisy.push_back(i % 2 ? 1.0 : 2.0);
+  EXPECT_EQ(stop_reason(noisy, 1.0, c), "");
+  EXPECT_EQ(stop_reason(noisy, 2.0, c), "time_limit");
+}
+
+TEST(Engine, ManualTimingGivesTheReportedTimes) {
+  std::deque<BenchmarkDef> defs;
+  defs.push_back(make_def("m", [](State& s) { s.exec_manual([] { return 0.25; }); }));
+  auto r = run_all(defs, fast_config()).at("m");
+  ASSERT_EQ(r.status, PointStatus::Ok) << r.reason;
+  ASSERT_TRUE(r.stats);
+  EXPECT_DOUBLE_EQ(r.stats->median, 0.25);
+  EXPECT_EQ(r.stop_reason, "ci");
+  EXPECT_GE(r.samples.size(), 10u);
+  EXPECT_EQ(r.backend, "manual");
+}
+
+TEST(Engine, CountersBecomeTracks) {
+  std::deque<BenchmarkDef> defs;
+  defs.push_back(make_def("w", [](State& s) {
+    s.add_items(1000);
+    s.add_bytes(2e9);
+    s.add_flops(4e12);
+    s.exec_manual([] { return 2.0; });
+  }));
+  auto r = run_all(defs, fast_config()).at("w");
+  ASSERT_EQ(r.tracks.size(), 3u);
+  EXPECT_EQ(r.tracks[0].unit, "items/s");
+  EXPECT_DOUBLE_EQ(r.tracks[0].value, 500);
+  EXPECT_EQ(r.tracks[1].unit, "GB/s");
+  EXPECT_DOUBLE_EQ(r.tracks[1].value, 1);
+  EXPECT_EQ(r.tracks[2].unit, "TFLOP/s");
+  EXPECT_DOUBLE_EQ(r.tracks[2].value, 2);
+}
+
+TEST(Engine, FailuresAndSkipsStayWithTheirPoint) {
+  std::deque<BenchmarkDef> defs;
+  defs.push_back(make_def("p", [](State& s) {
+    const auto& mode = s.get_string("mode");
+    if (mode == "throw") throw std::runtime_error("planted failure");
+    if (mode == "skip") {
+      s.skip("not supported here");
+      return;
+    }
+    if (mode == "noexec") return;
+    if (mode == "twice") {
+      s.exec_manual([] { return 1.0; });
+      s.exec_manual([] { return 1.0; });
+    }
+    s.exec_manual([] { return 1.0; });
+  }, {Axis{"mode", AxisKind::String, {std::string("ok"), std::string("throw"), std::string("skip"),
+                                      std::string("noexec"), std::string("twice")}}}));
+  auto r = run_all(defs, fast_config());
+  EXPECT_EQ(r.at("p[mode=ok]").status, PointStatus::Ok);
+  EXPECT_EQ(r.at("p[mode=throw]").status, PointStatus::Failed);
+  EXPECT_EQ(r.at("p[mode=throw]").reason, "planted failure");
+  EXPECT_EQ(r.at("p[mode=skip]").status, PointStatus::Skipped);
+  EXPECT_EQ(r.at("p[mode=skip]").reason, "not supported here");
+  EXPECT_EQ(r.at("p[mode=noexec]").status, PointStatus::Failed);
+  EXPECT_NE(r.at("p[mode=noexec]").reason.find("state.exec"), std::string::npos);
+  EXPECT_EQ(r.at("p[mode=twice]").status, PointStatus::Failed);
+  EXPECT_NE(r.at("p[mode=twice]").reason.find("exec twice"), std::string::npos);
+}
+
+TEST(Engine, UnknownAxisFailsThePointWithItsName) {
+  std::deque<BenchmarkDef> defs;
+  defs.push_back(make_def("q", [](State& s) { (void)s.get_int("missing"); }));
+  auto r = run_all(defs, fast_config()).at("q");
+  EXPECT_EQ(r.status, PointStatus::Failed);
+  EXPECT_NE(r.reason.find("no axis 'missing'"), std::string::npos);
+}
+
+namespace {
+// Records which point took each sample, across all points.
+std::vector<int> run_and_trace(int interleave) {
+  std::vector<int> trace;
+  std::deque<BenchmarkDef> defs;
+  defs.push_back(make_def("t", [&trace](State& s) {
+    int id = static_cast<int>(s.get_int("i"));
+    s.exec_manual([&trace, id] {
+      trace.push_back(id);
+      return 1.0;
+    });
+  }, {Axis{"i", AxisKind::Int, {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{3}}}}));
+  RunConfig c = fast_config();
+  c.interleave = interleave;
+  c.min_samples = 12;
+  run_points("test", plan_points(defs), c, [](const PointResult&) {});
+  return trace;
+}
+
+int switches(const std::vector<int>& trace) {
+  int n = 0;
+  for (std::size_t i = 1; i < trace.size(); ++i) n += trace[i] != trace[i - 1];
+  return n;
+}
+}  // namespace
+
+TEST(Engine, InterleavingSharesTimeAmongPoints) {
+  // Warm-up samples count too; what matters is how often the running point changes.
+  auto interleaved = run_and_trace(4);
+  EXPECT_GT(switches(interleaved), 20);
+  auto sequential = run_and_trace(1);
+  EXPECT_EQ(switches(sequential), 3);
+  // Without interleaving, points run in declared order.
+  EXPECT_EQ(sequential.front(), 0);
+  EXPECT_EQ(sequential.back(), 3);
+}
+
+TEST(Engine, ShuffledOrderDependsOnTheSeed) {
+  auto first_point = [](std::uint64_t seed) {
+    std::deque<BenchmarkDef> defs;
+    std::vector<AxisValue> values;
+    for (int i = 0; i < 16; ++i) values.emplace_back(std::int64_t{i});
+    defs.push_back(make_def("o", [](State& s) { s.exec_manual([] { return 1.0; }); },
+                            {Axis{"i", AxisKind::Int, values}}));
+    RunConfig c = fast_config();
+    c.seed = seed;
+    c.interleave = 2;
+    std::vector<std::string> order;
+    run_points("test", plan_points(defs), c, [&](const PointResult& r) { order.push_back(r.name); });
+    return order;
+  };
+  EXPECT_EQ(first_point(7), first_point(7));
+  EXPECT_NE(first_point(7), first_point(8));
+}
