@@ -153,7 +153,12 @@ void write_asv_results(const Options& o, const std::string& program, const std::
   }
   run.env_name = checked_name("--env", o.env.empty() ? build_env_name() : o.env);
   run.requirements = build_requirements();
-  write_asv(o.asv_dir, run, infos, results);
+  // Only benchmarks this run measured: a filtered run must not touch the others' rows.
+  std::vector<BenchmarkInfo> measured;
+  for (const auto& b : infos)
+    if (std::any_of(results.begin(), results.end(), [&](const PointResult& r) { return r.benchmark == b.name; }))
+      measured.push_back(b);
+  write_asv(o.asv_dir, run, measured, results);
   std::cerr << fmt::format("{}: results written to {}/{}/{}-{}.json\n", program, o.asv_dir, run.machine,
                            run.commit_hash.substr(0, 8), run.env_name);
 }
