@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Command two of the README: install what is missing, build everything, run all tests.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/install-deps.sh"
+export PITOT_BUILD_DIR=${PITOT_BUILD_DIR:-$root/build}
+"$root/scripts/build.sh" -DPITOT_WERROR=ON -DPITOT_BUILD_TESTS=ON
+cd "$PITOT_BUILD_DIR"
+ctest --output-on-failure -j2 --timeout 900
