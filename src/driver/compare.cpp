@@ -1,0 +1,63 @@
+// pitot compare BASE HEAD: which points got slower or faster between two runs, with confidence.
+#include <iostream>
+#include <map>
+
+#include <unistd.h>
+
+#include "driver/command.hpp"
+#include "driver/compare_input.hpp"
+#include "driver/compare_run.hpp"
+
+namespace pitot::driver {
+namespace {
+
+void setup_compare(CLI::App& root) {
+  auto options = std::make_shared<compare::CompareOptions>();
+  auto threshold = std::make_shared<std::string>("2%");
+  auto markdown = std::make_shared<bool>(false);
+  auto json = std::make_shared<bool>(false);
+  auto color = std::make_shared<std::string>("auto");
+  CLI::App* cmd = root.add_subcommand(
+      "compare",
+      "Compare two runs point by point: slower, faster, unchanged or inconclusive, with a confidence interval. "
+      "BASE and HEAD are commits in an asv results database, two asv results files, or two pitot --json files. "
+      "Exit code: 0 no confirmed regression, 1 a point slower or newly failing, 2 input error.");
+  cmd->add_option("base", options->base, "base: commit (hash prefix or git revision), asv results file, or pitot JSON")
+      ->required();
+  cmd->add_option("head", options->head, "head: the same kind as base")->required();
+  cmd->add_option("--results-dir", options->results_dir,
+                  "asv results folder (default: results_dir of ./asv.conf.json, else ./results)");
+  cmd->add_option("--machine", options->machine, "machine folder in the results database, when it holds several");
+  cmd->add_option("--env", options->env, "environment name, when a commit has results for several");
+  cmd->add_option("--threshold", *threshold, "minimum change that counts, as 2% or 0.02 (default 2%)");
+  cmd->add_option("--confidence", options->method.confidence,
+                  "two-sided confidence of each point's interval (default 0.99)");
+  cmd->add_option("--min-samples", options->method.min_samples,
+                  "fewer samples than this on a side gives 'inconclusive' (default 5)");
+  auto md = cmd->add_flag("--markdown", *markdown, "print markdown (for a pull-request comment)");
+  cmd->add_flag("--json", *json, "print JSON")->excludes(md);
+  cmd->add_option("-o,--output", options->output,
+                  "write the markdown or JSON (or table) to this file; the table still goes to stdout");
+  cmd->add_flag("--only-changed", options->only_changed, "show only points found slower or faster");
+  cmd->add_option("--color", *color, "colour the table: auto (on a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->callback([=] {
+    try {
+      options->method.threshold = compare::parse_threshold(*threshold);
+    } catch (const compare::InputError& e) {
+      std::cerr << "pitot compare: " << e.what() << "\n";
+      exit_code() = kUsage;
+      return;
+    }
+    options->format = *markdown ? compare::Format::Markdown : *json ? compare::Format::Json : compare::Format::Table;
+    static const std::map<std::string, compare::Color> colors = {
+        {"auto", compare::Color::Auto}, {"always", compare::Color::Always}, {"never", compare::Color::Never}};
+    options->color = colors.at(*color);
+    exit_code() = compare::run_compare(*options, std::cout, std::cerr, ::isatty(STDOUT_FILENO) == 1);
+  });
+}
+
+const RegisterCommand registered("compare", setup_compare);
+
+}  // namespace
+}  // namespace pitot::driver
