@@ -179,12 +179,11 @@ std::optional<json> read_existing(const fs::path& path, int version, bool python
   std::string text = buffer.str();
   json doc;
   try {
-    doc = json::parse(python_dialect ? python_tokens_to_marks(text) : text);
+    doc = python_dialect ? parse_python_json(text) : json::parse(text);
   } catch (const json::parse_error& e) {
     throw AsvError(path.string() + " is not valid JSON (" + e.what() +
                    "); fix or remove it, then run again. Nothing was written.");
   }
-  if (python_dialect) marks_to_numbers(doc);
   if (!doc.is_object())
     throw AsvError(path.string() + " is not a JSON object; fix or remove it. Nothing was written.");
   auto v = doc.find("version");
@@ -481,6 +480,14 @@ json string_map(const std::map<std::string, std::string>& m) {
 }
 
 }  // namespace
+
+nlohmann::json parse_python_json(const std::string& text) {
+  json doc = json::parse(python_tokens_to_marks(text));
+  marks_to_numbers(doc);
+  return doc;
+}
+
+std::string dump_python_json(const nlohmann::json& j) { return dump_python(j); }
 
 std::string asv_time_name(const BenchmarkInfo& b) { return b.full_name(); }
 

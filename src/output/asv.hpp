@@ -37,4 +37,10 @@ void write_asv(const std::filesystem::path& results_dir, const AsvRun& run,
 std::string asv_time_name(const BenchmarkInfo& b);
 std::string asv_track_name(const BenchmarkInfo& b, const std::string& track);
 
+// asv's results files are Python's JSON dialect: bare NaN, Infinity and -Infinity tokens.
+// parse_python_json reads them as doubles (throws nlohmann::json::parse_error on bad text);
+// dump_python_json writes non-finite doubles back as those tokens (compact, like asv).
+nlohmann::json parse_python_json(const std::string& text);
+std::string dump_python_json(const nlohmann::json& j);
+
 }  // namespace pitot

@@ -1,0 +1,82 @@
+// Host facts, names and git commits recorded in the asv database.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "output/machine.hpp"
+
+namespace fs = std::filesystem;
+using namespace pitot;
+
+TEST(HostFacts, HasTheKeysAsvMachineAsksFor) {
+  auto facts = host_facts();
+  for (const char* key : {"arch", "cpu", "num_cpu", "os", "ram"}) {
+    ASSERT_TRUE(facts.count(key)) << key;
+    EXPECT_FALSE(facts[key].empty()) << key;
+  }
+  EXPECT_GE(std::stoi(facts["num_cpu"]), 1);
+  EXPECT_TRUE(facts["ram"].ends_with("GB")) << facts["ram"];
+  EXPECT_TRUE(facts["os"].starts_with("Linux ")) << facts["os"];
+}
+
+TEST(MachineName, FromCpuModels) {
+  EXPECT_EQ(machine_name_from_cpu("Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz"), "xeon-gold-6338");
+  EXPECT_EQ(machine_name_from_cpu("AMD EPYC 7763 64-Core Processor"), "epyc-7763");
+  EXPECT_EQ(machine_name_from_cpu("Intel(R) Core(TM) i7-8700K CPU @ 3.70GHz"), "i7-8700k");
+  EXPECT_EQ(machine_name_from_cpu("Neoverse-V2"), "neoverse-v2");
+  EXPECT_EQ(machine_name_from_cpu(""), "unknown-cpu");
+  EXPECT_EQ(machine_name_from_cpu("@@@"), "unknown-cpu");
+  for (const char* model : {"Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz", "weird / ../ name", ""})
+    EXPECT_NO_THROW(checked_name("machine", machine_name_from_cpu(model))) << model;
+}
+
+TEST(CheckedName, AcceptsSafeNamesOnly) {
+  EXPECT_EQ(checked_name("machine", "sample-box_1.2"), "sample-box_1.2");
+  for (const char* bad : {"", ".", "..", "../x", "a/b", "a\\b", ".hidden", "-x", "a b", "a\nb", "é"})
+    EXPECT_THROW(checked_name("machine", bad), std::invalid_argument) << bad;
+  EXPECT_THROW(checked_name("env", std::string(128, 'a')), std::invalid_argument);
+  try {
+    checked_name("machine", "a/b");
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("machine"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("'/'"), std::string::npos);
+  }
+}
+
+TEST(BuildEnv, NameAndRequirements) {
+  auto req = build_requirements();
+  ASSERT_TRUE(req.count("compiler"));
+  ASSERT_TRUE(req.count("build_type"));
+  std::string env = build_env_name();
+  EXPECT_TRUE(env.starts_with("cpp-" + req["compiler"] + "-")) << env;
+  EXPECT_NO_THROW(checked_name("environment", env));
+}
+
+TEST(GitCommit, HashAndAuthorDateOfAThrowawayRepo) {
+  fs::path repo = fs::temp_directory_path() / ("pitot-git-test-" + std::to_string(::getpid()));
+  fs::remove_all(repo);
+  fs::create_directories(repo);
+  std::ofstream(repo / "f.txt") << "x\n";
+  std::string git = "cd '" + repo.string() +
+                    "' && export GIT_CONFIG_NOSYSTEM=1 HOME='" + repo.string() +
+                    "' GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t"
+                    " GIT_COMMITTER_EMAIL=t@example.invalid GIT_AUTHOR_DATE=2024-01-01T00:00:00+0000"
+                    " GIT_COMMITTER_DATE=2024-01-01T00:00:00+0000 && git init -q && git add f.txt"
+                    " && git -c commit.gpgsign=false commit -q -m one";
+  if (std::system(git.c_str()) != 0) GTEST_SKIP() << "git is not available";
+  auto info = git_commit(repo);
+  ASSERT_TRUE(info.has_value());
+  EXPECT_EQ(info->hash.size(), 40u);
+  EXPECT_EQ(info->date_ms, 1704067200000);
+  EXPECT_FALSE(git_commit(repo, "no-such-rev").has_value());
+  fs::path plain = fs::temp_directory_path() / ("pitot-nogit-test-" + std::to_string(::getpid()));
+  fs::create_directories(plain);
+  EXPECT_FALSE(git_commit(plain).has_value());  // the temp folder is not in a repository
+  EXPECT_FALSE(git_commit(repo / "does-not-exist").has_value());
+  fs::remove_all(repo);
+  fs::remove_all(plain);
+}
