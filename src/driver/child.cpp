@@ -1,0 +1,239 @@
+#include "driver/child.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdexcept>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+extern char** environ;
+
+namespace pitot::driver {
+
+namespace {
+
+constexpr int kResultFd = 3;  // the fd number the child sees; PITOT_RESULT_FD says so
+
+void make_pipe(int fds[2]) {
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+}
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+// Keep only the end of a growing capture, so a program printing megabytes costs nothing.
+void append_bounded(std::string& into, const char* data, std::size_t n, std::size_t cap) {
+  into.append(data, n);
+  if (into.size() > 2 * cap) into.erase(0, into.size() - cap);
+}
+
+}  // namespace
+
+std::string ChildEnd::describe() const {
+  if (exited) return "exited with code " + std::to_string(code);
+  const char* name = sigabbrev_np(signal);
+  return "killed by signal " + std::to_string(signal) + (name ? std::string(" (SIG") + name + ")" : std::string());
+}
+
+std::string tail_lines(const std::string& text, std::size_t max_bytes) {
+  std::string t = text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+  if (t.size() <= max_bytes) return t;
+  std::size_t from = t.size() - max_bytes;
+  std::size_t nl = t.find('\n', from);
+  if (nl != std::string::npos && nl + 1 < t.size()) from = nl + 1;
+  return "..." + t.substr(from);
+}
+
+Child::Child(const ChildSpec& spec) : spec_(spec) {
+  if (spec_.argv.empty()) throw std::runtime_error("no program to run");
+  int res[2] = {-1, -1}, out[2], err[2];
+  if (spec_.result_channel) make_pipe(res);
+  make_pipe(out);
+  make_pipe(err);
+
+  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e) {
+    if (std::strncmp(*e, "PITOT_RESULT_FD=", 16) != 0) env_strings.emplace_back(*e);
+  }
+  if (spec_.result_channel) env_strings.push_back("PITOT_RESULT_FD=" + std::to_string(kResultFd));
+  std::vector<char*> envp, argv;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  for (auto& s : spec_.argv) argv.push_back(const_cast<char*>(s.c_str()));
+  argv.push_back(nullptr);
+  int exec_err[2];
+  make_pipe(exec_err);  // the child writes errno here if exec fails
+
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error(std::string("cannot start a process: ") + std::strerror(errno));
+  if (pid_ == 0) {
+    setpgid(0, 0);
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // the driver died (even by SIGKILL): take the child with it
+#endif
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    for (int s : {SIGPIPE, SIGINT, SIGTERM}) sigaction(s, &dfl, nullptr);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    if (spec_.result_channel) {
+      if (res[1] == kResultFd) fcntl(kResultFd, F_SETFD, 0);
+      else dup2(res[1], kResultFd);
+    }
+    execve(argv[0], argv.data(), envp.data());
+    int e = errno;
+    ssize_t ignored = write(exec_err[1], &e, sizeof e);
+    (void)ignored;
+    _exit(127);
+  }
+  setpgid(pid_, pid_);  // also here, so kill_group works even before the child ran
+  close_fd(res[1]);
+  close_fd(out[1]);
+  close_fd(err[1]);
+  close_fd(exec_err[1]);
+  result_fd_ = res[0];
+  out_fd_ = out[0];
+  err_fd_ = err[0];
+  int e = 0;
+  ssize_t n;
+  do n = read(exec_err[0], &e, sizeof e); while (n < 0 && errno == EINTR);
+  close_fd(exec_err[0]);
+  if (n == static_cast<ssize_t>(sizeof e)) {
+    int status;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    close_fd(result_fd_);
+    close_fd(out_fd_);
+    close_fd(err_fd_);
+    throw std::runtime_error("cannot run " + spec_.argv[0] + ": " + std::strerror(e));
+  }
+  for (int fd : {result_fd_, out_fd_, err_fd_})
+    if (fd >= 0) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+Child::~Child() {
+  if (running_ && pid_ > 0) {
+    kill_group();
+    int status;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  close_fd(result_fd_);
+  close_fd(out_fd_);
+  close_fd(err_fd_);
+}
+
+void Child::kill_group() {
+  if (pid_ > 0) ::kill(-pid_, SIGKILL);
+}
+
+void Child::read_fd(int& fd, std::string& into, bool is_result, bool keep_all) {
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return;  // EAGAIN: nothing more now
+    if (n == 0) {
+      close_fd(fd);
+      return;
+    }
+    if (!is_result) {
+      if (keep_all) {
+        if (into.size() + n > spec_.max_line_bytes) line_overflow_ = true;
+        else into.append(buf, n);
+      } else {
+        append_bounded(into, buf, n, spec_.tail_bytes);
+      }
+      continue;
+    }
+    // Result channel: split into lines; a line longer than the bound is dropped and flagged.
+    const char* p = buf;
+    const char* end = buf + n;
+    while (p < end) {
+      const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
+      const char* stop = nl ? nl : end;
+      if (!skipping_line_) {
+        result_buf_.append(p, stop);
+        if (result_buf_.size() > spec_.max_line_bytes) {
+          line_overflow_ = true;
+          skipping_line_ = true;
+          result_buf_.clear();
+        }
+      }
+      if (nl) {
+        if (!skipping_line_ && !result_buf_.empty()) lines_.push_back(std::move(result_buf_));
+        result_buf_.clear();
+        skipping_line_ = false;
+        p = nl + 1;
+      } else {
+        p = end;
+      }
+    }
+  }
+}
+
+void Child::finish(int status) {
+  running_ = false;
+  if (WIFEXITED(status)) {
+    end_.exited = true;
+    end_.code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    end_.signal = WTERMSIG(status);
+  }
+  // Helpers the benchmark left behind would hold our pipes open: end them too.
+  ::kill(-pid_, SIGKILL);
+  close_fd(result_fd_);
+  close_fd(out_fd_);
+  close_fd(err_fd_);
+}
+
+std::vector<std::string> Child::wait(std::chrono::milliseconds timeout) {
+  lines_.clear();
+  if (!running_) return {};
+  pollfd fds[3];
+  int nfds = 0;
+  for (int fd : {result_fd_, out_fd_, err_fd_})
+    if (fd >= 0) fds[nfds++] = {fd, POLLIN, 0};
+  if (nfds > 0) {
+    int r = poll(fds, nfds, static_cast<int>(timeout.count()));
+    if (r > 0) {
+      if (result_fd_ >= 0) read_fd(result_fd_, result_buf_, true, false);
+      if (out_fd_ >= 0) read_fd(out_fd_, out_, false, spec_.keep_all_stdout);
+      if (err_fd_ >= 0) read_fd(err_fd_, err_, false, false);
+    }
+  }
+  // Poll the child's state without blocking, so a child that closed its pipes and hangs, or
+  // one that exited while a helper holds a pipe open, is still noticed and timed.
+  bool all_closed = result_fd_ < 0 && out_fd_ < 0 && err_fd_ < 0;
+  int status = 0;
+  pid_t r;
+  do r = waitpid(pid_, &status, WNOHANG); while (r < 0 && errno == EINTR);
+  if (r == pid_) {
+    // Drain what is still buffered in the pipes before closing them.
+    if (result_fd_ >= 0) read_fd(result_fd_, result_buf_, true, false);
+    if (out_fd_ >= 0) read_fd(out_fd_, out_, false, spec_.keep_all_stdout);
+    if (err_fd_ >= 0) read_fd(err_fd_, err_, false, false);
+    finish(status);
+  } else if (all_closed) {
+    ::poll(nullptr, 0, static_cast<int>(std::min<long>(timeout.count(), 2)));
+  }
+  return std::move(lines_);
+}
+
+}  // namespace pitot::driver

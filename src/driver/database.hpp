@@ -1,0 +1,44 @@
+// Where `pitot run` writes (the asv results folder) and what it records about the run:
+// commit, commit date, environment name, machine name and facts.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "output/asv.hpp"
+#include "output/machine.hpp"
+
+namespace pitot::driver {
+
+// An asv.conf.json as far as pitot needs it. Read with comments allowed (asv uses json5).
+struct AsvConfig {
+  std::filesystem::path path;         // the file
+  std::filesystem::path results_dir;  // resolved against the file's folder
+  std::filesystem::path repo;         // likewise
+};
+// The config at `path`, or ./asv.conf.json when `path` is empty; nullopt when there is none.
+// Throws InputError when the file exists but cannot be read.
+std::optional<AsvConfig> find_asv_config(const std::string& path);
+
+// --asv-dir when given, else the config's results_dir, else ./asv-results.
+std::filesystem::path results_dir(const std::string& asv_dir, const std::optional<AsvConfig>& config);
+
+// The commit and its date: --commit (any git revision) resolved in `repo`, else HEAD of `repo`.
+// Throws InputError when neither works, saying to pass --commit.
+CommitInfo resolve_commit(const std::string& commit, const std::filesystem::path& repo);
+
+// Machine name and facts for a device: --machine when given, else from the device facts the
+// program reported (its "machine", else its GPU product), else the CPU model.
+// `device` is the program's fact object for that device (may be null).
+void fill_machine(AsvRun& run, const std::string& machine_option, const nlohmann::json& device);
+
+// The device facts a program's --list --json gave for device `index` (null when none).
+nlohmann::json device_facts_of(const nlohmann::json& list_answer, int index);
+// How many devices a program's --list --json reports (0 when it says nothing).
+int device_count_of(const nlohmann::json& list_answer);
+
+}  // namespace pitot::driver

@@ -1,0 +1,587 @@
+// pitot run: runs benchmark programs as isolated children and grows the asv database.
+// The scheduling and failure rules are documented in docs/driver.md ("Isolation").
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "driver/child.hpp"
+#include "driver/command.hpp"
+#include "driver/database.hpp"
+#include "driver/manifest.hpp"
+#include "driver/progress.hpp"
+#include "output/machine.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace pitot::driver {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_interrupt(int) { g_interrupted = true; }
+
+constexpr double kStartupGraceSeconds = 10;  // process start and device init before the first message
+
+struct RunOptions {
+  std::vector<std::string> inputs;
+  std::string build_dir = ".";
+  std::string filter;
+  std::vector<std::string> axes;
+  std::string asv_dir, config, machine, commit, env;
+  bool no_asv = false;
+  double timeout = 0;  // 0: each benchmark's own
+  std::string devices;
+  std::string shard;
+  std::string json_path;
+  std::string progress = "auto";
+  int interleave = 8;
+  bool no_interleave = false;
+  std::map<std::string, std::string> passthrough;  // engine and device knobs for the programs
+};
+
+// What every worker shares: the database, the results so far, the progress display.
+class Sink {
+ public:
+  Sink(Progress& progress, std::optional<fs::path> dir) : progress_(progress), dir_(std::move(dir)) {}
+
+  // Records finished points of one program on one device: database first, then memory.
+  void record(const AsvRun* run, const ProgramInfo& program, const std::string& where,
+              std::vector<PointResult> points) {
+    if (points.empty()) return;
+    std::lock_guard lock(mutex_);
+    if (dir_ && run && !fatal_) {
+      std::vector<BenchmarkInfo> benchmarks;
+      std::set<std::string> seen;
+      for (const auto& p : points)
+        for (const auto& b : program.benchmarks)
+          if (b.name == p.benchmark && seen.insert(b.name).second) benchmarks.push_back(b);
+      try {
+        write_asv(*dir_, *run, benchmarks, points);
+      } catch (const AsvError& e) {
+        fatal_ = true;
+        fatal_message_ = e.what();
+        g_interrupted = true;  // stop every worker: the database refuses our writes
+      }
+    }
+    for (auto& p : points) {
+      progress_.done(where, p);
+      all_.push_back(std::move(p));
+    }
+  }
+
+  bool fatal() const { return fatal_; }
+  const std::string& fatal_message() const { return fatal_message_; }
+  std::vector<PointResult> take() {
+    std::lock_guard lock(mutex_);
+    return std::move(all_);
+  }
+  Progress& progress() { return progress_; }
+
+ private:
+  Progress& progress_;
+  std::optional<fs::path> dir_;
+  std::mutex mutex_;
+  std::vector<PointResult> all_;
+  bool fatal_ = false;
+  std::string fatal_message_;
+};
+
+std::string id_list(const std::vector<int>& ids) {
+  // Ranges keep the command line short for a thousand points: 0-999.
+  std::string out;
+  for (std::size_t i = 0; i < ids.size();) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (!out.empty()) out += ",";
+    out += j == i ? std::to_string(ids[i]) : fmt::format("{}-{}", ids[i], ids[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string explain_end(const ChildEnd& end) {
+  std::string s = end.describe();
+  if (end.exited && end.code == 3) s += " (sticky device error)";
+  return s;
+}
+
+// One program on one device: run its points in children until every point is reported,
+// restarting after crashes and timeouts. See docs/driver.md, "Isolation".
+class ProgramRunner {
+ public:
+  ProgramRunner(const RunOptions& o, const ProgramInfo& program, std::vector<const PlannedPoint*> points,
+                std::optional<int> device, const AsvRun* run, Sink& sink)
+      : o_(o), program_(program), device_(device), run_(run), sink_(sink) {
+    for (const auto* p : points) {
+      by_id_[p->id] = p;
+      unreported_.insert(p->id);
+    }
+    where_ = program.program + (device ? fmt::format(" (gpu {})", *device) : std::string());
+  }
+
+  void run() {
+    int silent_runs = 0;
+    while (!unreported_.empty() && !g_interrupted) {
+      const bool serial = !suspects_.empty() || o_.no_interleave || o_.interleave <= 1;
+      std::vector<int> batch = suspects_.empty() ? std::vector<int>(unreported_.begin(), unreported_.end())
+                                                 : std::vector<int>(suspects_.begin(), suspects_.end());
+      Attempt a = attempt(batch, serial);
+      for (auto it = suspects_.begin(); it != suspects_.end();)
+        it = unreported_.count(*it) ? std::next(it) : suspects_.erase(it);
+      if (g_interrupted) return;
+
+      std::vector<int> left;
+      for (int id : batch)
+        if (unreported_.count(id)) left.push_back(id);
+      if (left.empty()) {
+        silent_runs = 0;
+        continue;
+      }
+      if (!a.start_error.empty()) {
+        fail_all(std::vector<int>(unreported_.begin(), unreported_.end()), a.start_error);
+        return;
+      }
+      std::string reason = a.reason;
+      std::string detail = reason;
+      std::string tail = tail_lines(a.stderr_tail);
+      if (!tail.empty()) detail += "\nstderr (end):\n" + tail;
+
+      const bool clean = a.end.exited && (a.end.code == 0 || a.end.code == 1) && a.done && a.protocol_error.empty() &&
+                         !a.timed_out;
+      if (clean) {
+        fail_all(left, "the program finished without reporting this point");
+        continue;
+      }
+      if (a.end.exited && a.end.code == 2 && !a.timed_out && a.protocol_error.empty()) {
+        // A usage error repeats on every restart: give up on this batch.
+        fail_all(left, "the program refused its command line: " + detail);
+        continue;
+      }
+      if (!a.got_any) {
+        if (++silent_runs >= 2) {
+          fail_all(std::vector<int>(unreported_.begin(), unreported_.end()),
+                   "the program " + reason + " before reporting any point, twice in a row\n" +
+                       (tail.empty() ? "" : "stderr (end):\n" + tail));
+          return;
+        }
+      } else {
+        silent_runs = 0;
+      }
+      std::vector<int> started_left;
+      for (int id : a.started)
+        if (unreported_.count(id)) started_left.push_back(id);
+      if (serial) {
+        // One point at a time: the one that was running is the first one not reported.
+        if (a.end.exited && a.end.code == 3 && a.reported > 0 && started_left.empty()) {
+          sink_.progress().note(fmt::format("{}: {}; restarting after the last reported point", where_, reason));
+          continue;
+        }
+        int culprit = started_left.empty() ? left.front() : started_left.front();
+        fail_all({culprit}, detail);
+        suspects_.erase(culprit);
+        if (!unreported_.empty())
+          sink_.progress().note(fmt::format("{}: {} {}; restarting after it", where_, by_id_[culprit]->name, reason));
+      } else {
+        // Interleaved: any of the running points may be at fault. Run them again one at a
+        // time; the one that fails alone is charged, the others are measured normally.
+        const std::vector<int>& suspects = started_left.empty() ? left : started_left;
+        suspects_.insert(suspects.begin(), suspects.end());
+        sink_.progress().note(fmt::format("{}: {} with {} point(s) unfinished; running them one at a time to find "
+                                          "the one at fault",
+                                          where_, reason, suspects.size()));
+      }
+    }
+  }
+
+ private:
+  struct Attempt {
+    std::string start_error;  // could not start at all
+    ChildEnd end;
+    bool done = false, got_any = false, timed_out = false;
+    int reported = 0;
+    std::vector<int> started;  // "start" messages, in order
+    std::string protocol_error;
+    std::string reason;  // why it ended early, for the failed point
+    std::string stderr_tail;
+  };
+
+  double timeout_of(int id) const { return o_.timeout > 0 ? o_.timeout : by_id_.at(id)->timeout_seconds; }
+
+  std::vector<std::string> child_argv(const std::vector<int>& batch, bool serial) const {
+    std::vector<std::string> argv = {program_.ref.path.string(), "--quiet", "--points", id_list(batch)};
+    for (const auto& a : o_.axes) argv.insert(argv.end(), {"--axis", a});
+    for (const auto& [flag, value] : o_.passthrough) argv.insert(argv.end(), {flag, value});
+    if (serial) argv.push_back("--no-interleave");
+    else argv.insert(argv.end(), {"--interleave", std::to_string(o_.interleave)});
+    if (device_) argv.insert(argv.end(), {"--device", std::to_string(*device_)});
+    return argv;
+  }
+
+  void fail_all(const std::vector<int>& ids, const std::string& reason) {
+    std::vector<PointResult> failed;
+    for (int id : ids) {
+      if (!unreported_.erase(id)) continue;
+      PointResult r = skeleton(program_, *by_id_.at(id));
+      r.status = PointStatus::Failed;
+      r.reason = reason;
+      failed.push_back(std::move(r));
+    }
+    sink_.record(run_, program_, where_, std::move(failed));
+  }
+
+  Attempt attempt(const std::vector<int>& batch, bool serial) {
+    Attempt a;
+    ChildSpec spec;
+    spec.argv = child_argv(batch, serial);
+    std::unique_ptr<Child> child;
+    try {
+      child = std::make_unique<Child>(spec);
+    } catch (const std::exception& e) {
+      a.start_error = e.what();
+      return a;
+    }
+    const std::set<int> asked(batch.begin(), batch.end());
+    const int window = serial ? 1 : std::min<int>(o_.interleave, static_cast<int>(batch.size()));
+    auto last = Clock::now();
+    double limit = 0;
+    bool killed = false;
+    sink_.progress().running(where_, serial ? by_id_.at(batch.front())->name : "");
+    while (child->running()) {
+      auto lines = child->wait(std::chrono::milliseconds(100));
+      std::vector<PointResult> arrived;
+      for (const auto& line : lines) {
+        if (!a.protocol_error.empty()) break;
+        try {
+          json j = json::parse(line);
+          std::string type = j.at("type").get<std::string>();
+          if (type == "point") {
+            PointResult p = point_from_json(j);
+            if (!asked.count(p.id) || !unreported_.count(p.id)) {
+              a.protocol_error = fmt::format("reported point id {} ({}), which was not asked for or came twice", p.id, p.name);
+              break;
+            }
+            p.program = program_.program;  // asv names follow the listing, whatever the child says
+            unreported_.erase(p.id);
+            a.got_any = true;
+            ++a.reported;
+            last = Clock::now();
+            arrived.push_back(std::move(p));
+          } else if (type == "start") {
+            int id = j.at("id").get<int>();
+            a.started.push_back(id);
+            a.got_any = true;
+            last = Clock::now();
+            if (by_id_.count(id)) sink_.progress().running(where_, by_id_.at(id)->name);
+          } else if (type == "done") {
+            a.done = true;
+          }  // other types: newer programs may send more; ignore them
+        } catch (const json::exception& e) {
+          std::string shown = line.size() > 200 ? line.substr(0, 200) + "..." : line;
+          a.protocol_error = fmt::format("wrote something that is not a pitot result line ({}): {}", e.what(), shown);
+        }
+      }
+      if (!arrived.empty()) {
+        if (serial) {
+          auto next = std::find_if(batch.begin(), batch.end(), [&](int id) { return unreported_.count(id) > 0; });
+          if (next != batch.end()) sink_.progress().running(where_, by_id_.at(*next)->name);
+        }
+        sink_.record(run_, program_, where_, std::move(arrived));
+      }
+      if (killed) continue;
+      if (child->line_overflow() && a.protocol_error.empty())
+        a.protocol_error = fmt::format("wrote a result line longer than {} bytes", spec.max_line_bytes);
+      // The watchdog: a point must finish within its timeout; with W points interleaved each
+      // gets 1/W of the time, so the next finish is due within W times the longest timeout.
+      double longest = 0;
+      for (int id : batch)
+        if (unreported_.count(id)) longest = std::max(longest, timeout_of(id));
+      if (serial) {
+        auto next = std::find_if(batch.begin(), batch.end(), [&](int id) { return unreported_.count(id) > 0; });
+        longest = next == batch.end() ? 0 : timeout_of(*next);
+      }
+      limit = window * longest;
+      double waited = std::chrono::duration<double>(Clock::now() - last).count();
+      double allowed = limit + (a.got_any ? 0 : kStartupGraceSeconds);
+      if (!a.protocol_error.empty() || g_interrupted || (longest > 0 && waited > allowed)) {
+        a.timed_out = a.protocol_error.empty() && !g_interrupted;
+        child->kill_group();
+        killed = true;
+      }
+      sink_.progress().tick();
+    }
+    a.end = child->end();
+    a.stderr_tail = child->stderr_text();
+    if (a.timed_out) {
+      a.reason = serial ? fmt::format("timed out after {} s (the benchmark's timeout)", limit)
+                        : fmt::format("timed out: no point finished within {} s ({} interleaved points x the "
+                                      "longest timeout)",
+                                      limit, window);
+    } else if (!a.protocol_error.empty()) {
+      a.reason = "broke the result protocol: it " + a.protocol_error;
+    } else if (a.end.exited && (a.end.code == 0 || a.end.code == 1) && !a.done) {
+      a.reason = explain_end(a.end) + " without finishing its report";
+    } else {
+      a.reason = explain_end(a.end);
+    }
+    return a;
+  }
+
+  const RunOptions& o_;
+  const ProgramInfo& program_;
+  std::optional<int> device_;
+  const AsvRun* run_;
+  Sink& sink_;
+  std::string where_;
+  std::map<int, const PlannedPoint*> by_id_;
+  std::set<int> unreported_;
+  std::set<int> suspects_;
+};
+
+std::vector<int> parse_devices(const std::string& text, int available) {
+  if (text == "all") {
+    if (available <= 0)
+      throw InputError("--devices all: no program reported a GPU (build with a GPU backend, or list devices as 0,1)");
+    std::vector<int> all;
+    for (int i = 0; i < available; ++i) all.push_back(i);
+    return all;
+  }
+  std::vector<int> out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t comma = text.find(',', pos);
+    std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    try {
+      std::size_t used = 0;
+      int d = std::stoi(part, &used);
+      if (used != part.size() || d < 0) throw std::invalid_argument(part);
+      if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+    } catch (const std::exception&) {
+      throw InputError("--devices '" + text + "': write all, or device numbers like 0,1");
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+std::pair<int, int> parse_shard_text(const std::string& text) {
+  auto slash = text.find('/');
+  try {
+    if (slash != std::string::npos) {
+      std::size_t u1 = 0, u2 = 0;
+      std::string a = text.substr(0, slash), b = text.substr(slash + 1);
+      int k = std::stoi(a, &u1), n = std::stoi(b, &u2);
+      if (u1 == a.size() && u2 == b.size() && n >= 1 && k >= 1 && k <= n) return {k, n};
+    }
+  } catch (const std::exception&) {
+  }
+  throw InputError("--shard '" + text + "': write k/N with 1 <= k <= N, e.g. 2/4");
+}
+
+void write_json_file(const std::string& path, const json& doc) {
+  std::string text = doc.dump(1) + "\n";
+  if (path == "-") {
+    std::fputs(text.c_str(), stdout);
+    return;
+  }
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out) throw InputError("cannot write " + tmp);
+  }
+  fs::rename(tmp, path);
+}
+
+int run_command(RunOptions o) {
+  const auto t0 = Clock::now();
+  g_interrupted = false;
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  // 1. The programs and their points.
+  auto refs = find_programs(o.inputs, o.build_dir);
+  std::vector<std::string> list_args;
+  for (const auto& a : o.axes) list_args.insert(list_args.end(), {"--axis", a});
+  if (!o.filter.empty()) list_args.insert(list_args.end(), {"--filter", o.filter});
+  std::vector<ProgramInfo> programs;
+  for (const auto& r : refs) programs.push_back(list_program(r, list_args));
+
+  std::optional<std::regex> filter;
+  if (!o.filter.empty()) {
+    try {
+      filter.emplace(o.filter, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      throw InputError("--filter '" + o.filter + "' is not a valid regular expression: " + e.what());
+    }
+  }
+  int shard_k = 1, shard_n = 1;
+  if (!o.shard.empty()) std::tie(shard_k, shard_n) = parse_shard_text(o.shard);
+  // The shard takes every N-th point of the whole suite, in manifest and id order: balanced,
+  // and the same on every host that has the same build.
+  std::vector<std::vector<const PlannedPoint*>> selected(programs.size());
+  std::size_t global = 0, total = 0;
+  for (std::size_t i = 0; i < programs.size(); ++i)
+    for (const auto& p : programs[i].points) {
+      if (filter && !std::regex_search(p.name, *filter)) continue;
+      if (static_cast<int>(global++ % shard_n) != shard_k - 1) continue;
+      selected[i].push_back(&p);
+      ++total;
+    }
+  if (total == 0) throw InputError("no point to run: the programs hold none that match --filter/--shard (see pitot list)");
+
+  // 2. Devices.
+  int available = 0;
+  for (const auto& p : programs) available = std::max(available, device_count_of(p.raw));
+  std::vector<std::optional<int>> devices = {std::nullopt};
+  if (!o.devices.empty()) {
+    devices.clear();
+    for (int d : parse_devices(o.devices, available)) devices.push_back(d);
+  }
+
+  // 3. The database: one AsvRun per device (machine and env per device), checked before running.
+  std::optional<AsvConfig> config = find_asv_config(o.config);
+  std::optional<fs::path> dir;
+  std::map<int, AsvRun> runs;  // key: device, -1 without --devices
+  if (!o.no_asv) {
+    dir = results_dir(o.asv_dir, config);
+    CommitInfo commit = resolve_commit(o.commit, config ? config->repo : fs::path("."));
+    std::string env = o.env.empty() ? build_env_name() : o.env;
+    for (const auto& d : devices) {
+      AsvRun run;
+      run.commit_hash = commit.hash;
+      run.commit_date_ms = commit.date_ms;
+      json facts = nullptr;
+      for (const auto& p : programs) {
+        facts = device_facts_of(p.raw, d.value_or(0));
+        if (!facts.is_null()) break;
+      }
+      fill_machine(run, o.machine, facts);
+      run.requirements = build_requirements();
+      run.env_name = env;
+      if (d) {
+        // Each GPU keeps its own results file and its own line in asv's graphs.
+        run.env_name += fmt::format("-dev{}", *d);
+        run.requirements["device"] = std::to_string(*d);
+      }
+      try {
+        checked_name("--env", run.env_name);
+      } catch (const std::invalid_argument& e) {
+        throw InputError(e.what());
+      }
+      runs[d.value_or(-1)] = run;
+    }
+  }
+
+  bool live = o.progress == "live" || (o.progress == "auto" && isatty(STDERR_FILENO));
+  Progress progress(o.progress == "none" ? nullptr : stderr, live, total * devices.size());
+  Sink sink(progress, dir);
+  if (dir) {
+    const AsvRun& r = runs.begin()->second;
+    progress.note(fmt::format("pitot: {} points of {} program(s) -> {} (machine {}, commit {}, env {})",
+                              total * devices.size(), programs.size(), dir->string(), r.machine,
+                              r.commit_hash.substr(0, 8), r.env_name));
+  }
+
+  // 4. One worker per device; each runs the programs one after another.
+  auto work = [&](std::optional<int> device) {
+    const AsvRun* run = dir ? &runs.at(device.value_or(-1)) : nullptr;
+    for (std::size_t i = 0; i < programs.size() && !g_interrupted; ++i) {
+      if (selected[i].empty()) continue;
+      ProgramRunner(o, programs[i], selected[i], device, run, sink).run();
+    }
+  };
+  if (devices.size() == 1) {
+    work(devices.front());
+  } else {
+    std::vector<std::thread> threads;
+    for (const auto& d : devices) threads.emplace_back(work, d);
+    for (auto& t : threads) t.join();
+  }
+  progress.finish();
+
+  std::vector<PointResult> results = sink.take();
+  std::sort(results.begin(), results.end(), [](const PointResult& a, const PointResult& b) {
+    return std::tie(a.program, a.id) < std::tie(b.program, b.id);
+  });
+  if (!o.json_path.empty()) {
+    json doc = {{"driver", "pitot run"}, {"benchmarks", json::array()}, {"points", json::array()}};
+    for (const auto& p : programs)
+      for (const auto& b : p.benchmarks) doc["benchmarks"].push_back(to_json(b));
+    for (const auto& r : results) doc["points"].push_back(to_json(r));
+    write_json_file(o.json_path, doc);
+  }
+  if (sink.fatal()) {
+    std::fprintf(stderr, "pitot run: the asv database refused the results: %s\n", sink.fatal_message().c_str());
+    return kUsage;
+  }
+  const bool interrupted = g_interrupted.load();
+  double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (o.progress != "none") print_summary(stdout, results, elapsed, interrupted);
+  bool any_failed = std::any_of(results.begin(), results.end(), [](const PointResult& p) { return p.status == PointStatus::Failed; });
+  return any_failed || interrupted ? kFailed : kOk;
+}
+
+void setup(CLI::App& root) {
+  auto* cmd = root.add_subcommand("run", "Run benchmark programs, each point isolated, and grow the asv database");
+  auto o = std::make_shared<RunOptions>();
+  cmd->add_option("programs", o->inputs, "Programs or folders to run (default: those of <build-dir>/pitot-manifest.json)");
+  cmd->add_option("--build-dir", o->build_dir, "Build folder holding pitot-manifest.json")->capture_default_str();
+  cmd->add_option("--filter", o->filter, "Run only points whose name matches this regex (searched)");
+  cmd->add_option("--axis", o->axes, "Override an axis: name=v1,v2 or benchmark:name=v1,v2 (repeatable)");
+  cmd->add_option("--asv-dir", o->asv_dir, "asv results folder (default: results_dir of ./asv.conf.json, else ./asv-results)");
+  cmd->add_option("--config", o->config, "asv.conf.json to take results_dir and the git repository from");
+  cmd->add_flag("--no-asv", o->no_asv, "Do not write the asv database (use --json for the results)");
+  cmd->add_option("--machine", o->machine, "asv machine name (default: from the GPU product, else the CPU model)");
+  cmd->add_option("--commit", o->commit, "Commit the results belong to (default: HEAD of the config's repo or of .)");
+  cmd->add_option("--env", o->env, "asv environment name (default: compiler, version, build type, CUDA)");
+  cmd->add_option("--timeout", o->timeout, "Seconds a point may take, for every benchmark (default: each benchmark's own, 60)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--devices", o->devices, "Run on these GPUs in parallel, one child each: all, or 0,1");
+  cmd->add_option("--shard", o->shard, "Run only the k-th of N deterministic shares of all points, e.g. 2/4");
+  cmd->add_option("--json", o->json_path, "Write every result (failures with their reasons) as JSON to FILE (- for stdout)");
+  cmd->add_option("--progress", o->progress, "auto (live line on a terminal), live, plain (a line per point) or none")
+      ->check(CLI::IsMember({"auto", "live", "plain", "none"}))
+      ->capture_default_str();
+  cmd->add_option("--interleave", o->interleave, "Points each program samples round-robin at once")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->add_flag("--no-interleave", o->no_interleave, "Run each program's points one after another");
+  // Engine and device knobs go to every program unchanged (see docs/program-cli.md).
+  for (const char* flag : {"--warmup", "--min-samples", "--min-time", "--max-time", "--max-samples", "--ci-target",
+                           "--batch-time", "--min-sample-time", "--seed", "--timing", "--graph-launches",
+                           "--throttle-ratio"}) {
+    cmd->add_option_function<std::string>(flag, [o, flag](const std::string& v) { o->passthrough[flag] = v; },
+                                          "Passed to every program (see its --help)");
+  }
+  cmd->callback([o] {
+    try {
+      exit_code() = run_command(*o);
+    } catch (const InputError& e) {
+      std::fprintf(stderr, "pitot run: %s\n", e.what());
+      exit_code() = kUsage;
+    }
+  });
+}
+
+RegisterCommand registered("run", setup);
+
+}  // namespace
+}  // namespace pitot::driver
