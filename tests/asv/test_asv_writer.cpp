@@ -455,9 +455,9 @@ TEST_F(AsvWriter, ConcurrentWritersLoseNothing) {
   // Each thread writes its own benchmarks and its own points of a shared one; every write must
   // survive. Without the lock, read-modify-write races drop rows.
   constexpr int kThreads = 6, kRounds = 4;
-  auto shared = make_benchmark("bench_shared", "wide",
-                               {Axis{"i", AxisKind::Int, {}}});
-  for (int i = 0; i < kThreads * kRounds; ++i) shared.axes[0].values.push_back(std::int64_t{i});
+  Axis wide_axis{"i", AxisKind::Int, {}};
+  for (int i = 0; i < kThreads * kRounds; ++i) wide_axis.values.emplace_back(std::int64_t{i});
+  auto shared = make_benchmark("bench_shared", "wide", {wide_axis});
   std::vector<std::thread> threads;
   std::atomic<int> errors{0};
   for (int t = 0; t < kThreads; ++t) {
