@@ -1,0 +1,90 @@
+// The suite's one table of real model shapes: every GPU benchmark takes its sizes from here, so a
+// point like gemm_bf16[model=llama3.1-70b,tp=8,layer=gate_up,M=4096] means the same matrix product
+// in every program and every run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace suite {
+
+// A dense decoder-only transformer (attention + gated MLP), as its config.json gives it.
+struct DenseModel {
+  std::string name;  // "llama3.1-8b"
+  std::int64_t hidden;
+  std::int64_t intermediate;  // MLP width (gate and up are each this wide)
+  std::int64_t q_heads;
+  std::int64_t kv_heads;
+  std::int64_t head_dim;
+};
+
+// Llama-3.1 8B/70B/405B and Qwen2.5 7B/72B.
+const std::vector<DenseModel>& dense_models();
+std::vector<std::string> dense_model_names();
+// Throws std::invalid_argument naming the known models when `name` is not one of them.
+const DenseModel& dense_model(std::string_view name);
+
+// The linear layers of one transformer block: C[M,N] = A[M,K] * W[N,K]^T (PyTorch's Linear).
+// With tensor parallelism tp the column-parallel layers (qkv, gate_up) split N and the
+// row-parallel ones (attn_out, down) split K, as Megatron-LM does:
+//   qkv      N = (q_heads + 2 kv_heads) head_dim / tp   K = hidden
+//   attn_out N = hidden                                K = q_heads head_dim / tp
+//   gate_up  N = 2 intermediate / tp                   K = hidden
+//   down     N = hidden                                K = intermediate / tp
+// (The formula does not replicate KV heads when tp > kv_heads: Qwen2.5-7B at tp 8 is a
+// shape study, not a deployment.)
+struct LinearShape {
+  std::int64_t n;
+  std::int64_t k;
+};
+std::vector<std::string> linear_layer_names();  // qkv, attn_out, gate_up, down
+// Throws std::invalid_argument for an unknown layer or a tp that does not divide the layer.
+LinearShape linear_shape(const DenseModel& model, std::string_view layer, std::int64_t tp);
+
+std::vector<std::int64_t> tensor_parallel_degrees();  // 1, 8
+std::vector<std::int64_t> token_counts();             // M: 1024, 2048, 4096, 8192
+
+// A mixture-of-experts block, for grouped GEMMs: each token goes to top_k of `experts` experts;
+// experts are spread over `expert_parallel` GPUs, and one GPU's grouped GEMM covers its share.
+struct MoeModel {
+  std::string name;  // "deepseek-v3"
+  std::int64_t hidden;
+  std::int64_t expert_intermediate;  // each expert's MLP width
+  std::int64_t experts;
+  std::int64_t top_k;
+  std::int64_t expert_parallel;
+};
+const std::vector<MoeModel>& moe_models();  // DeepSeek-V2, DeepSeek-V3, a Grok-2-like 8-expert model
+std::vector<std::string> moe_model_names();
+const MoeModel& moe_model(std::string_view name);
+
+// One GPU's grouped GEMM under balanced routing: `groups` experts, each multiplying
+// `rows` tokens [rows, k] by its own weight [n, k]^T. rows = ceil(tokens * top_k / experts).
+struct GroupedShape {
+  std::int64_t groups;
+  std::int64_t rows;
+  std::int64_t n;
+  std::int64_t k;
+};
+std::vector<std::string> moe_layer_names();  // gate_up, down
+GroupedShape moe_shape(const MoeModel& model, std::string_view layer, std::int64_t tokens);
+
+// Attention head configurations of the dense models (one GPU, no tensor parallelism).
+// Qwen2.5-72B has Llama-3.1-70B's heads (64 q, 8 kv, 128) and is left out as a duplicate.
+std::vector<std::string> attention_model_names();
+std::vector<std::int64_t> sequence_lengths();  // 1024, 2048, 4096, 8192
+// Sequences per batch so that every point holds the same number of tokens (8192).
+std::int64_t attention_batch(std::int64_t sequence_length);
+
+// Distinct hidden sizes of the dense models (3584, 4096, 8192, 16384): rows of norms and casts.
+std::vector<std::int64_t> hidden_sizes();
+
+// FLOPs and bytes of the work the benchmarks time.
+double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k);  // 2 m n k
+// Causal attention forward: two matrix products over the kept half of the score matrix,
+// 2 * (2 * s * s * d) * heads * batch / 2.
+double causal_attention_flops(std::int64_t batch, std::int64_t q_heads, std::int64_t seq, std::int64_t head_dim);
+
+}  // namespace suite
