@@ -1,0 +1,22 @@
+# The bundled GPU suite: one program per op family, shapes from common/shapes.cpp.
+# Included by benchmarks/gpu/CMakeLists.txt (only when CUDA is on).
+
+# The CPU side (shapes, number formats, references): also compiled into tests/suite/.
+add_library(pitot_suite_common STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/common/shapes.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/common/numerics.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/common/reference.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/common/check.cpp)
+target_include_directories(pitot_suite_common PUBLIC ${CMAKE_CURRENT_LIST_DIR}/common)
+target_compile_options(pitot_suite_common PRIVATE ${PITOT_WARNINGS})
+
+# Device helpers (fills, copies); links pitot's CUDA backend for PITOT_CUDA_CHECK.
+add_library(pitot_suite_device STATIC ${CMAKE_CURRENT_LIST_DIR}/common/device.cu)
+target_link_libraries(pitot_suite_device PUBLIC pitot_suite_common pitot::cuda)
+
+pitot_add_benchmark(bench_memory ${CMAKE_CURRENT_LIST_DIR}/bench_memory.cu LIBRARIES pitot_suite_device)
+pitot_add_benchmark(bench_norm ${CMAKE_CURRENT_LIST_DIR}/bench_norm.cu LIBRARIES pitot_suite_device)
+pitot_add_benchmark(bench_cast ${CMAKE_CURRENT_LIST_DIR}/bench_cast.cu LIBRARIES pitot_suite_device)
+pitot_add_benchmark(bench_gemm ${CMAKE_CURRENT_LIST_DIR}/bench_gemm.cu LIBRARIES pitot_suite_device CUDA::cublasLt)
+
+# Attention needs cuDNN 9 (the graph API); without it the program is left out, not the build.
