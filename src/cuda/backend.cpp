@@ -1,0 +1,150 @@
+// The CUDA DeviceBackend: device selection, timing through CudaSampler, device facts, NVTX.
+#include <cuda_profiler_api.h>
+#include <cuda_runtime_api.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include <pitot/benchmark.hpp>
+#include <pitot/cuda.hpp>
+
+#include "core/backend.hpp"
+#include "cuda/error.hpp"
+#include "cuda/facts.hpp"
+#include "cuda/sampler.hpp"
+
+namespace pitot::cuda {
+namespace {
+
+using nlohmann::json;
+
+// set_rotations() applies to the next exec of the same thread (each point runs in its own thread).
+thread_local int pending_rotations = 1;
+
+int device_count(std::string* why = nullptr) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    if (why) *why = std::string(cudaGetErrorString(status)) + " (" + cudaGetErrorName(status) + ")";
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+void select_device(int device) {
+  std::string why;
+  const int count = device_count(&why);
+  if (count == 0) throw Error("no CUDA device: cudaGetDeviceCount says " + why, cudaErrorNoDevice);
+  if (device >= count)
+    throw UsageError("--device " + std::to_string(device) + ": this machine has " + std::to_string(count) +
+                     " CUDA device" + (count == 1 ? "" : "s") + " (numbered from 0)");
+  PITOT_CUDA_TRY(cudaSetDevice(device));
+}
+
+std::string read_file(const char* path) {
+  std::ifstream f(path);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+json facts_of(int device) {
+  cudaDeviceProp p{};
+  PITOT_CUDA_TRY(cudaGetDeviceProperties(&p, device));
+  auto attribute = [&](cudaDeviceAttr a) {
+    int v = 0;
+    return cudaDeviceGetAttribute(&v, a, device) == cudaSuccess ? v : 0;
+  };
+  const int sm_clock_khz = attribute(cudaDevAttrClockRate);
+  const int memory_clock_khz = attribute(cudaDevAttrMemoryClockRate);
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  json j;
+  j["gpu"] = p.name;
+  j["gpu_index"] = device;
+  j["gpu_count"] = device_count();
+  j["gpu_arch"] = sm_arch(p.major, p.minor);
+  j["gpu_sm_count"] = p.multiProcessorCount;
+  j["gpu_sm_clock_mhz"] = sm_clock_khz / 1000;
+  j["gpu_memory_clock_mhz"] = memory_clock_khz / 1000;
+  j["gpu_memory_bus_bits"] = p.memoryBusWidth;
+  j["gpu_memory_gib"] = std::round(static_cast<double>(p.totalGlobalMem) / (1 << 30) * 10) / 10;
+  j["gpu_l2_mib"] = std::round(p.l2CacheSize / 1048576.0 * 10) / 10;
+  j["gpu_ecc"] = p.ECCEnabled != 0;
+  j["gpu_peak_gbytes_per_second"] = std::round(peak_gbytes_per_second(memory_clock_khz, p.memoryBusWidth) * 10) / 10;
+  j["cuda_driver_api"] = cuda_version_text(driver);
+  j["cuda_runtime"] = cuda_version_text(runtime);
+  const std::string module = driver_version_from_proc(read_file("/proc/driver/nvidia/version"));
+  if (!module.empty()) j["nvidia_driver"] = module;
+  return j;
+}
+
+void exec(State& state, std::function<void(Launch&)> work) {
+  PointContext context(state.point_name());
+  const int rotations = pending_rotations;
+  pending_rotations = 1;
+  const DeviceOptions& options = device_options();
+  const Mode mode = parse_mode(options.timing);
+  select_device(options.device);
+  // Setup work the author queued (fills, copies) finishes before anything is timed.
+  PITOT_CUDA_TRY(cudaDeviceSynchronize());
+  DeviceKit& kit = device_kit(options.device);
+  state.set_backend_info("device", std::to_string(options.device));
+  state.set_backend_info("timing", json(mode_name(mode)).dump());
+  if (rotations > 1) state.set_backend_info("rotations", std::to_string(rotations));
+  if (mode == Mode::Cold) state.set_backend_info("flush_bytes", std::to_string(kit.flush_bytes));
+  if (!kit.use_blocker) state.set_backend_info("blocking_kernel", "false");  // a profiler is attached
+  if (kit.peak_gbytes_per_second > 0)
+    state.set_backend_info("peak_gbytes_per_second", json(kit.peak_gbytes_per_second).dump());
+  CudaSampler sampler(kit, mode, work, rotations, options.graph_launches, options.throttle_ratio);
+  state.run(sampler);
+  state.set_backend_info("launches_per_sample", std::to_string(sampler.iterations_per_sample()));
+}
+
+DeviceBackend make_backend() {
+  DeviceBackend b;
+  b.name = "cuda";
+  b.exec = exec;
+  b.bind_thread = [] {
+    // Errors wait for exec: a CPU benchmark in a CUDA program must still run without a GPU.
+    if (cudaSetDevice(device_options().device) != cudaSuccess) (void)cudaGetLastError();
+  };
+  b.device_facts = []() -> json {
+    const int device = device_options().device;
+    if (device >= device_count()) return nullptr;
+    return facts_of(device);
+  };
+  b.machine_name = []() -> std::string {
+    const int device = device_options().device;
+    if (device >= device_count()) return "";
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, device) != cudaSuccess) return "";
+    return machine_name_from_product(p.name);
+  };
+  b.range_push = [](const std::string& name) { nvtxRangePushA(name.c_str()); };
+  b.range_pop = [] { nvtxRangePop(); };
+  b.profiler_start = [] { PITOT_CUDA_TRY(cudaProfilerStart()); };
+  b.profiler_stop = [] { PITOT_CUDA_TRY(cudaProfilerStop()); };
+  b.device_lost = [] { return device_lost(); };
+  return b;
+}
+
+}  // namespace
+
+void set_rotations(State& state, int count) {
+  if (count < 1)
+    throw UsageError("benchmark " + state.benchmark_name() + ": set_rotations needs at least 1 input set, not " +
+                     std::to_string(count));
+  pending_rotations = count;
+}
+
+bool register_backend() {
+  static const bool registered = set_device_backend(make_backend());
+  return registered;
+}
+
+}  // namespace pitot::cuda

@@ -1,0 +1,66 @@
+#include "cuda/facts.hpp"
+
+#include <cctype>
+#include <string>
+
+namespace pitot::cuda {
+
+std::string machine_name_from_product(std::string_view product) {
+  std::string name;
+  std::string word;
+  auto flush_word = [&] {
+    if (word.empty() || word == "nvidia") {
+      word.clear();
+      return;
+    }
+    if (!name.empty()) name += '-';
+    name += word;
+    word.clear();
+  };
+  for (char c : product) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u)) {
+      word += static_cast<char>(std::tolower(u));
+    } else {
+      flush_word();
+    }
+  }
+  flush_word();
+  return name;
+}
+
+double peak_gbytes_per_second(double memory_clock_khz, int bus_width_bits) {
+  if (!(memory_clock_khz > 0) || bus_width_bits <= 0) return 0;
+  return 2.0 * memory_clock_khz * 1e3 * (bus_width_bits / 8.0) / 1e9;
+}
+
+std::string cuda_version_text(int version) {
+  if (version <= 0) return "";
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+std::string driver_version_from_proc(std::string_view text) {
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct 10 ..." (open module:
+  // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...")
+  auto line_end = text.find('\n');
+  std::string_view line = text.substr(0, line_end);
+  if (line.find("NVRM version") == std::string_view::npos) return "";
+  auto module = line.find("Module");
+  if (module == std::string_view::npos) return "";
+  // The first whitespace-separated token after "Module" that starts with a digit.
+  std::size_t i = module + 6;
+  while (i < line.size()) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    std::size_t j = i;
+    while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
+    std::string_view token = line.substr(i, j - i);
+    if (!token.empty() && std::isdigit(static_cast<unsigned char>(token[0])) && token.find('.') != std::string_view::npos)
+      return std::string(token);
+    i = j;
+  }
+  return "";
+}
+
+std::string sm_arch(int major, int minor) { return "sm_" + std::to_string(major) + std::to_string(minor); }
+
+}  // namespace pitot::cuda
