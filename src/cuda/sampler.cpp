@@ -63,6 +63,7 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
   kit->flush_bytes = std::max<std::size_t>(2 * l2, std::size_t{8} << 20);
   PITOT_CUDA_TRY(cudaMalloc(&kit->flush_buffer, kit->flush_bytes));
   PITOT_CUDA_TRY(cudaMemset(kit->flush_buffer, 0, kit->flush_bytes));
+  PITOT_CUDA_TRY(cudaDeviceSynchronize());  // our streams do not wait for the legacy stream
   PITOT_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&kit->flush_sink), sizeof(int)));
   PITOT_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&kit->signals), sizeof(HostSignals), cudaHostAllocMapped));
   PITOT_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&kit->clocks_before), kMaxSmSlots * sizeof(ClockSlot), cudaHostAllocMapped));
