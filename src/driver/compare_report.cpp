@@ -115,7 +115,7 @@ std::string format_value(double value, const std::string& unit) {
   // Throughputs: SI prefixes keep the column short (1.25M items/s).
   const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
   int i = 0;
-  while (std::abs(value) >= 1e4 && i < 5) {
+  while (std::abs(value) >= 1e3 && i < 5) {
     value /= 1e3;
     ++i;
   }
@@ -153,8 +153,8 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
     } else if (b.state == PointState::Failed && h.state == PointState::Failed) {
       r.still_failing.push_back({b.display, h.reason});
     } else if (!base_ok || !head_ok) {
-      r.not_comparable.push_back({b.display, fmt::format("skipped in {}: {}", base_ok ? "head" : "base",
-                                                         base_ok ? h.reason : b.reason)});
+      const char* where = base_ok ? "head" : head_ok ? "base" : "both";
+      r.not_comparable.push_back({b.display, fmt::format("skipped in {}: {}", where, base_ok ? h.reason : b.reason)});
     } else if (!b.version.empty() && !h.version.empty() && b.version != h.version) {
       r.not_comparable.push_back({b.display, fmt::format("benchmark version changed ({} -> {})", b.version, h.version)});
     } else {

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# pitot compare end to end: the sample database, bad input, two runs of the example program with
+# one point planted slower (as pitot JSON and through an asv database), and the asv helper's
+# message when asv is missing.
+# usage: compare_cli.sh PITOT BENCH_EXAMPLES DATA_DIR PITOT_ASV
+set -uo pipefail
+pitot=$1 bench=$2 data=$3 pitot_asv=$4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+expect_code() {  # expect_code WANT GOT WHAT
+  [ "$2" -eq "$1" ] || fail "$3: exit code $2, expected $1"
+}
+
+# 1. The sample database: the 30% regression and the failure, exit 1.
+"$pitot" compare 0d9a5811 90932e64 --results-dir "$data/results" >"$tmp/out" 2>"$tmp/err"
+expect_code 1 $? "sample database"
+grep -q "^slower .*time_sort\[n=100000, algorithm='std::sort'\]" "$tmp/out" || fail "sample: regression not reported: $(cat "$tmp/out")"
+grep -q "time_sort\[n=100000, algorithm='std::stable_sort'\]: failed" "$tmp/out" || fail "sample: failure not listed"
+
+# 2. Bad input names what is wrong, exit 2.
+"$pitot" compare 0d9a5811 feedface --results-dir "$data/results" >/dev/null 2>"$tmp/err"
+expect_code 2 $? "unknown commit"
+grep -q "head: unknown commit 'feedface'" "$tmp/err" || fail "unknown commit message: $(cat "$tmp/err")"
+"$pitot" compare "$tmp/none.json" "$tmp/none.json" >/dev/null 2>"$tmp/err"
+expect_code 2 $? "missing file"
+grep -q "base: file .*none.json not found" "$tmp/err" || fail "missing file message: $(cat "$tmp/err")"
+"$pitot" compare 0d9a5811 90932e64 --results-dir "$data/results" --threshold 5 >/dev/null 2>"$tmp/err"
+expect_code 2 $? "threshold without %"
+
+# 3. Two runs of the example suite; the head run repeats saxpy's work 3 times. The machine may be
+#    shared and busy, so the threshold here is 25%: only the planted 3x must cross it.
+run_examples() {  # run_examples OUT_JSON COMMIT [env...]
+  local out=$1 commit=$2
+  shift 2
+  env "$@" "$bench" --quiet --axis saxpy:a=0.5 --max-time 0.3 --json "$out" \
+    --asv-dir "$tmp/db/results" --machine ci-box --commit "$commit" --env test >/dev/null 2>"$tmp/run.err"
+  local code=$?
+  # 1: the example's deliberately failing point.
+  [ $code -le 1 ] || fail "bench_examples exited $code: $(tail -5 "$tmp/run.err")"
+}
+base_commit=1111111111111111111111111111111111111111
+head_commit=2222222222222222222222222222222222222222
+run_examples "$tmp/base.json" $base_commit PITOT_EXAMPLE_SLOWDOWN=1
+run_examples "$tmp/head.json" $head_commit PITOT_EXAMPLE_SLOWDOWN=3
+
+check_one_slower() {  # check_one_slower REPORT_JSON WHAT
+  python3 - "$1" "$2" <<'PY' || fail "$2: wrong verdicts (report above)"
+import json, sys
+report = json.load(open(sys.argv[1]))
+slower = [p["name"] for p in report["points"] if p["verdict"] == "slower"]
+if slower != ["bench_examples.saxpy[a=0.5]"]:
+    print(f"{sys.argv[2]}: slower points {slower}, expected exactly bench_examples.saxpy[a=0.5]", file=sys.stderr)
+    json.dump(report, sys.stderr, indent=1)
+    sys.exit(1)
+PY
+}
+"$pitot" compare "$tmp/base.json" "$tmp/head.json" --threshold 25% --json >"$tmp/report.json" 2>"$tmp/err"
+expect_code 1 $? "example runs, pitot JSON"
+check_one_slower "$tmp/report.json" "pitot JSON"
+"$pitot" compare 1111111 2222222 --results-dir "$tmp/db/results" --threshold 25% --json >"$tmp/report2.json" 2>"$tmp/err"
+expect_code 1 $? "example runs, asv database"
+check_one_slower "$tmp/report2.json" "asv database"
+"$pitot" compare 1111111 2222222 --results-dir "$tmp/db/results" --threshold 25% --markdown -o "$tmp/comment.md" >"$tmp/out" 2>"$tmp/err"
+expect_code 1 $? "markdown to a file"
+grep -q "saxpy\[a=0.5\]" "$tmp/comment.md" || fail "markdown file lacks the slower point"
+grep -q "^verdict" "$tmp/out" || fail "the table should still go to stdout with -o"
+# The same run against itself: nothing slower, exit 0.
+"$pitot" compare "$tmp/base.json" "$tmp/base.json" >/dev/null 2>&1
+expect_code 0 $? "a run against itself"
+
+# 4. The asv helper without asv: a clear message with the install command.
+mkdir -p "$tmp/bin"
+PATH="$tmp/bin:/usr/bin:/bin" PITOT_ASV=/nonexistent/asv "$pitot_asv" publish >/dev/null 2>"$tmp/err"
+code=$?
+[ $code -ne 0 ] || fail "pitot-asv without asv should fail"
+grep -q "pip install asv==0.6.6" "$tmp/err" || fail "pitot-asv: no install command in: $(cat "$tmp/err")"
+"$pitot_asv" --help >/dev/null 2>&1 || fail "pitot-asv --help"
+
+if [ $failures -gt 0 ]; then
+  echo "compare_cli: $failures check(s) failed"
+  exit 1
+fi
+echo "compare_cli: all checks passed"
