@@ -20,3 +20,14 @@ pitot_add_benchmark(bench_cast ${CMAKE_CURRENT_LIST_DIR}/bench_cast.cu LIBRARIES
 pitot_add_benchmark(bench_gemm ${CMAKE_CURRENT_LIST_DIR}/bench_gemm.cu LIBRARIES pitot_suite_device CUDA::cublasLt)
 
 # Attention needs cuDNN 9 (the graph API); without it the program is left out, not the build.
+find_path(PITOT_CUDNN_INCLUDE_DIR cudnn_graph.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+find_library(PITOT_CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_LIBRARY_ROOT}/lib
+             ${CUDAToolkit_LIBRARY_ROOT}/lib64)
+if(PITOT_CUDNN_INCLUDE_DIR AND PITOT_CUDNN_LIBRARY)
+  pitot_add_benchmark(bench_attention ${CMAKE_CURRENT_LIST_DIR}/bench_attention.cu
+                      LIBRARIES pitot_suite_device ${PITOT_CUDNN_LIBRARY})
+  target_include_directories(bench_attention PRIVATE ${PITOT_CUDNN_INCLUDE_DIR})
+  message(STATUS "pitot suite: bench_attention uses cuDNN ${PITOT_CUDNN_LIBRARY}")
+else()
+  message(STATUS "pitot suite: cuDNN 9 (cudnn_graph.h, libcudnn) not found; bench_attention is left out")
+endif()

@@ -63,6 +63,16 @@ std::vector<T> rows_to_host(const T* matrix, std::int64_t cols, std::span<const 
   return host;
 }
 
+// `rows` rows of `cols` elements, each `row_stride` elements after the previous one, starting at
+// `first` (a column block of a wider matrix, or one head of a [tokens, heads, dim] tensor).
+template <class T>
+std::vector<T> strided_rows_to_host(const T* first, std::int64_t cols, std::int64_t row_stride, std::int64_t rows) {
+  std::vector<T> host(static_cast<std::size_t>(rows * cols));
+  PITOT_CUDA_CHECK(cudaMemcpy2D(host.data(), cols * sizeof(T), first, row_stride * sizeof(T), cols * sizeof(T),
+                                static_cast<std::size_t>(rows), cudaMemcpyDeviceToHost));
+  return host;
+}
+
 // Host copies decoded to float for the references.
 std::vector<float> decode(const std::vector<__nv_bfloat16>& values);
 std::vector<float> decode(const std::vector<std::uint8_t>& values, Fp8 format);
