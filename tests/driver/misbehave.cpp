@@ -1,0 +1,79 @@
+// Test programs for the driver: one source, built once per misbehaviour (DRIVER_TEST_MODE).
+// Point i=2 of `work` misbehaves; the others are trivial and must reach the database.
+#include <pitot/pitot.hpp>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+#define MODE_OK 0
+#define MODE_SEGV 1
+#define MODE_ABORT 2
+#define MODE_HANG 3
+#define MODE_SPAM 4
+#define MODE_GARBAGE 5
+#define MODE_EARLY_EXIT 6
+#define MODE_STARTUP_CRASH 7
+#define MODE_TRIVIAL 8
+
+namespace {
+
+#if DRIVER_TEST_MODE == MODE_STARTUP_CRASH
+// Dies while starting whenever the driver runs it (listing still works).
+const bool crash_at_start = [] {
+  if (std::getenv("PITOT_RESULT_FD")) std::abort();
+  return true;
+}();
+#endif
+
+void misbehave() {
+#if DRIVER_TEST_MODE == MODE_SEGV
+  std::raise(SIGSEGV);
+#elif DRIVER_TEST_MODE == MODE_ABORT
+  std::fputs("about to abort: invariant broken\n", stderr);
+  std::abort();
+#elif DRIVER_TEST_MODE == MODE_HANG
+  for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+#elif DRIVER_TEST_MODE == MODE_GARBAGE
+  if (const char* fd = std::getenv("PITOT_RESULT_FD")) {
+    std::string junk = "this is not json {{{\n";
+    ssize_t n = write(std::atoi(fd), junk.data(), junk.size());
+    (void)n;
+  }
+#elif DRIVER_TEST_MODE == MODE_EARLY_EXIT
+  std::fflush(nullptr);
+  std::_Exit(0);
+#endif
+}
+
+void work(pitot::State& state) {
+  const auto i = state.get_int("i");
+#if DRIVER_TEST_MODE == MODE_SPAM
+  // Megabytes on both streams at every point: the driver must neither block nor keep them.
+  std::string line(1023, 'x');
+  for (int k = 0; k < 2048; ++k) std::printf("%s\n", line.c_str());
+  for (int k = 0; k < 1024; ++k) std::fprintf(stderr, "%s\n", line.c_str());
+#endif
+  if (i == 2) misbehave();
+  state.exec([] {
+    volatile int x = 0;
+    x = x + 1;
+  });
+}
+
+#if DRIVER_TEST_MODE == MODE_TRIVIAL
+// 1,000 trivial points: the driver's overhead per point.
+std::vector<std::int64_t> thousand() {
+  std::vector<std::int64_t> v;
+  for (int k = 0; k < 1000; ++k) v.push_back(k);
+  return v;
+}
+PITOT_BENCHMARK(work).axis("i", thousand());
+#else
+PITOT_BENCHMARK(work).axis("i", {0, 1, 2, 3, 4}).timeout(1);
+#endif
+
+}  // namespace

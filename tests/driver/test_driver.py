@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `pitot run` with programs that misbehave (see misbehave.cpp).
+
+usage: test_driver.py CASE PITOT PROGRAMS_DIR [ASV_CHECK]
+CASE: misbehaving | interrupt | concurrent | tools | asv
+Each case works in a fresh temporary git repository with `pitot init`'s asv.conf.json.
+"""
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+PITOT, PROGRAMS = os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+FAST = ["--warmup", "0", "--min-samples", "3", "--min-time", "0", "--max-time", "0.02", "--progress", "plain"]
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+def prog(name):
+    return os.path.join(PROGRAMS, "drv_" + name)
+
+
+def make_repo():
+    d = tempfile.mkdtemp(prefix="pitot-driver-test-")
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid")
+    subprocess.run(["git", "init", "-q", "-b", "main", d], check=True, env=env)
+    with open(os.path.join(d, "README"), "w") as f:
+        f.write("x\n")
+    subprocess.run(["git", "-C", d, "add", "README"], check=True, env=env)
+    subprocess.run(["git", "-C", d, "commit", "-q", "-m", "one"], check=True, env=env)
+    r = subprocess.run([PITOT, "init"], cwd=d, capture_output=True, text=True)
+    check(r.returncode == 0, f"pitot init exits 0 ({r.stderr})")
+    return d
+
+
+def pitot(args, cwd, **kw):
+    return subprocess.run([PITOT] + args, cwd=cwd, capture_output=True, text=True, **kw)
+
+
+def load_results(repo):
+    """(benchmarks.json, {machine: [results docs]}) with asv's Python JSON dialect."""
+    res = os.path.join(repo, "results")
+    with open(os.path.join(res, "benchmarks.json")) as f:
+        benchmarks = json.load(f)
+    out = {}
+    for m in os.listdir(res):
+        md = os.path.join(res, m)
+        if not os.path.isdir(md):
+            continue
+        docs = []
+        for name in sorted(os.listdir(md)):
+            if name.endswith(".json") and name != "machine.json":
+                with open(os.path.join(md, name)) as f:
+                    docs.append(json.load(f))  # python's json reads NaN/Infinity
+        out[m] = docs
+    return benchmarks, out
+
+
+def row_results(repo, program, machine="testbox"):
+    _, machines = load_results(repo)
+    docs = machines.get(machine, [])
+    if not docs:
+        return None
+    row = docs[0]["results"].get(f"{program}.work")
+    if row is None:
+        return None
+    cols = dict(zip(docs[0]["result_columns"], row))
+    return cols["result"] if cols["result"] is not None else [None] * 5
+
+
+def misbehaving(repo, expect_reason):
+    """Each program fails exactly point i=2 (id 2) and records the others."""
+    for name, reason in expect_reason.items():
+        out = os.path.join(repo, f"{name}.json")
+        r = pitot(["run", prog(name), "--machine", "testbox", "--json", out] + FAST, repo, timeout=240)
+        print(f"--- {name}: exit {r.returncode}\n{r.stdout[-1500:]}{r.stderr[-1500:]}", flush=True)
+        check(r.returncode == 1, f"{name}: pitot run exits 1 (got {r.returncode})")
+        values = row_results(repo, f"drv_{name}")
+        check(values is not None, f"{name}: its row is in the results file")
+        if values is None:
+            continue
+        for i, v in enumerate(values):
+            if i == 2:
+                check(v is None, f"{name}: point 2 is null (failed) in asv, got {v}")
+            else:
+                check(isinstance(v, float) and math.isfinite(v) and v > 0, f"{name}: point {i} measured, got {v}")
+        with open(out) as f:
+            points = {p["id"]: p for p in json.load(f)["points"]}
+        check(points.get(2, {}).get("status") == "failed", f"{name}: point 2 failed in --json")
+        check(reason in points.get(2, {}).get("reason", ""), f"{name}: reason mentions '{reason}': {points.get(2, {}).get('reason')!r}")
+        check(all(points.get(i, {}).get("status") == "ok" for i in (0, 1, 3, 4)), f"{name}: other points ok in --json")
+
+
+def case_misbehaving():
+    repo = make_repo()
+    misbehaving(repo, {
+        "segv": "SIGSEGV",
+        "abort": "SIGABRT",
+        "hang": "timed out",
+        "garbage": "not a pitot result line",
+        "early_exit": "without finishing its report",
+    })
+    # Megabytes on stdout/stderr: every point ok, exit 0.
+    r = pitot(["run", prog("spam"), "--machine", "testbox"] + FAST, repo, timeout=120)
+    check(r.returncode == 0, f"spam: exit 0 (got {r.returncode}: {r.stderr[-500:]})")
+    values = row_results(repo, "drv_spam")
+    check(values is not None and all(isinstance(v, float) for v in values), f"spam: all points measured: {values}")
+    # Crashing at start: every point failed, after exactly one restart, exit 1.
+    out = os.path.join(repo, "startup.json")
+    r = pitot(["run", prog("startup_crash"), "--machine", "testbox", "--json", out] + FAST, repo, timeout=60)
+    check(r.returncode == 1, f"startup_crash: exit 1 (got {r.returncode})")
+    with open(out) as f:
+        pts = json.load(f)["points"]
+    check(len(pts) == 5 and all(p["status"] == "failed" for p in pts), "startup_crash: all 5 points failed")
+    check(all("before reporting any point" in p["reason"] for p in pts[1:]), f"startup_crash: reason says so: {pts[-1]['reason']!r}")
+    # Usage errors: exit 2, nothing written.
+    r = pitot(["run", "/nonexistent/prog", "--machine", "testbox"], repo)
+    check(r.returncode == 2 and "neither" in r.stderr, f"missing program: exit 2 with a message ({r.stderr})")
+    # A corrupt results file is refused and left as it is.
+    bench = os.path.join(repo, "results", "benchmarks.json")
+    with open(bench, "w") as f:
+        f.write("{ not json")
+    r = pitot(["run", prog("ok"), "--machine", "testbox"] + FAST, repo, timeout=60)
+    check(r.returncode == 2, f"corrupt benchmarks.json: exit 2 (got {r.returncode})")
+    check("benchmarks.json" in r.stderr, f"corrupt benchmarks.json: named in the message: {r.stderr[-300:]}")
+    with open(bench) as f:
+        check(f.read() == "{ not json", "corrupt benchmarks.json: left untouched")
+    return repo
+
+
+def case_interrupt():
+    repo = make_repo()
+    slow = FAST[:6] + ["--max-time", "0.05", "--progress", "plain"]
+    for sig in (signal.SIGINT, signal.SIGKILL):
+        p = subprocess.Popen([PITOT, "run", prog("trivial"), "--machine", "testbox", "--interleave", "1"] + slow,
+                             cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        # Wait until some points are in, then interrupt mid-run.
+        seen = 0
+        start = time.time()
+        while seen < 20 and time.time() - start < 60:
+            line = p.stdout.readline()
+            if not line:
+                break
+            seen += line.startswith("[")
+        os.kill(p.pid, sig)
+        rest = p.communicate(timeout=60)[0]
+        print(f"--- {sig.name}: exit {p.returncode}\n{rest[-600:]}", flush=True)
+        if sig == signal.SIGINT:
+            check(p.returncode == 1, f"SIGINT: exit 1 (got {p.returncode})")
+            check("interrupted" in rest, "SIGINT: the summary says interrupted")
+        values = row_results(repo, "drv_trivial")
+        check(values is not None, f"{sig.name}: results file readable")
+        if values:
+            done = sum(isinstance(v, float) for v in values)
+            check(done >= 15, f"{sig.name}: finished points kept ({done})")
+        # No child left running.
+        time.sleep(0.5)
+        ps = subprocess.run(["pgrep", "-f", prog("trivial")], capture_output=True, text=True).stdout.split()
+        check(not ps, f"{sig.name}: no orphan benchmark process ({ps})")
+        leftovers = [n for n in os.listdir(os.path.join(repo, "results", "testbox")) if ".tmp" in n]
+        check(not leftovers, f"{sig.name}: no temporary files left ({leftovers})")
+    return repo
+
+
+def case_concurrent():
+    repo = make_repo()
+    procs = []
+    for name in ("ok", "spam"):
+        procs.append(subprocess.Popen([PITOT, "run", prog(name), "--machine", "testbox", "--interleave", "1"] + FAST,
+                                      cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    procs.append(subprocess.Popen([PITOT, "run", prog("trivial"), "--machine", "testbox", "--filter", r"i=[0-9]?[0-9]\]"]
+                                  + FAST, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    codes = [p.wait(timeout=240) for p in procs]
+    check(codes == [0, 0, 0], f"three drivers at once: all exit 0 ({codes})")
+    for name, n in (("ok", 5), ("spam", 5)):
+        values = row_results(repo, f"drv_{name}")
+        check(values is not None and all(isinstance(v, float) for v in values), f"concurrent {name}: all points kept: {values}")
+    values = row_results(repo, "drv_trivial")
+    check(values is not None and sum(isinstance(v, float) for v in values) == 100, "concurrent trivial: 100 points kept")
+    return repo
+
+
+def case_tools():
+    repo = make_repo()
+    r = pitot(["list", prog("ok"), prog("trivial")], repo)
+    check(r.returncode == 0 and "drv_ok.work" in r.stdout and "1005 points" in r.stdout, f"list table: {r.stdout[-300:]}")
+    r = pitot(["list", "--json", prog("ok")], repo)
+    check(r.returncode == 0 and json.loads(r.stdout)["programs"][0]["program"] == "drv_ok", "list --json")
+    r = pitot(["init"], repo)
+    check(r.returncode == 2 and "already exists" in r.stderr, "init refuses to overwrite")
+    with open(os.path.join(repo, "asv.conf.json")) as f:
+        conf = json.load(f)
+    check(conf["version"] == 1 and conf["branches"] == ["main"] and conf["results_dir"] == "results", f"init config: {conf}")
+    r = pitot(["machine", prog("ok"), "--machine", "testbox", "--record"], repo)
+    check(r.returncode == 0 and os.path.exists(os.path.join(repo, "results", "testbox", "machine.json")), f"machine --record: {r.stderr}")
+    # Shards 1/2 and 2/2 in separate folders, merged: every point once.
+    for k in (1, 2):
+        r = pitot(["run", prog("ok"), prog("trivial"), "--filter", r"i=[0-9]\]", "--machine", "testbox", "--shard", f"{k}/2",
+                   "--asv-dir", f"shard{k}"] + FAST, repo, timeout=120)
+        check(r.returncode == 0, f"shard {k}/2 exits 0 ({r.stderr[-300:]})")
+    r = pitot(["merge", "results", "shard1", "shard2"], repo)
+    check(r.returncode == 0, f"merge exits 0 ({r.stderr})")
+    for name, n in (("ok", 5), ("trivial", 10)):
+        values = row_results(repo, f"drv_{name}")
+        got = [isinstance(v, float) for v in (values or [])][:n]
+        check(len(got) == n and all(got), f"merged {name}: points 0..{n-1} present: {values and values[:n]}")
+    r = pitot(["merge", "results", "/nonexistent"], repo)
+    check(r.returncode == 2, "merge of a missing folder: exit 2")
+    return repo
+
+
+def case_asv(asv_check):
+    repo = case_misbehaving()
+    # The corrupt file from the last step would fail asv: put a valid one back by running again.
+    os.remove(os.path.join(repo, "results", "benchmarks.json"))
+    for name in ("segv", "hang", "spam", "ok"):
+        pitot(["run", prog(name), "--machine", "testbox"] + FAST, repo, timeout=120)
+    r = subprocess.run([sys.executable, asv_check, repo], capture_output=True, text=True)
+    print(r.stdout[-3000:], r.stderr[-3000:])
+    check(r.returncode == 0, "the real asv loads the folder without warnings")
+
+
+case = sys.argv[1]
+if case == "misbehaving":
+    case_misbehaving()
+elif case == "interrupt":
+    case_interrupt()
+elif case == "concurrent":
+    case_concurrent()
+elif case == "tools":
+    case_tools()
+elif case == "asv":
+    case_asv(sys.argv[4])
+else:
+    sys.exit(f"unknown case {case}")
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("all checks passed")
