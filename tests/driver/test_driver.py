@@ -47,9 +47,9 @@ def pitot(args, cwd, **kw):
     return subprocess.run([PITOT] + args, cwd=cwd, capture_output=True, text=True, **kw)
 
 
-def load_results(repo):
+def load_results(repo, results="results"):
     """(benchmarks.json, {machine: [results docs]}) with asv's Python JSON dialect."""
-    res = os.path.join(repo, "results")
+    res = os.path.join(repo, results)
     with open(os.path.join(res, "benchmarks.json")) as f:
         benchmarks = json.load(f)
     out = {}
@@ -66,8 +66,8 @@ def load_results(repo):
     return benchmarks, out
 
 
-def row_results(repo, program, machine="testbox"):
-    _, machines = load_results(repo)
+def row_results(repo, program, machine="testbox", results="results"):
+    _, machines = load_results(repo, results)
     docs = machines.get(machine, [])
     if not docs:
         return None
@@ -142,7 +142,9 @@ def case_interrupt():
     repo = make_repo()
     slow = FAST[:6] + ["--max-time", "0.05", "--progress", "plain"]
     for sig in (signal.SIGINT, signal.SIGKILL):
-        p = subprocess.Popen([PITOT, "run", prog("trivial"), "--machine", "testbox", "--interleave", "1"] + slow,
+        results = f"results-{sig.name}"
+        p = subprocess.Popen([PITOT, "run", prog("trivial"), "--machine", "testbox", "--interleave", "1",
+                              "--asv-dir", results] + slow,
                              cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         # Wait until some points are in, then interrupt mid-run.
         seen = 0
@@ -158,7 +160,7 @@ def case_interrupt():
         if sig == signal.SIGINT:
             check(p.returncode == 1, f"SIGINT: exit 1 (got {p.returncode})")
             check("interrupted" in rest, "SIGINT: the summary says interrupted")
-        values = row_results(repo, "drv_trivial")
+        values = row_results(repo, "drv_trivial", results=results)
         check(values is not None, f"{sig.name}: results file readable")
         if values:
             done = sum(isinstance(v, float) for v in values)
@@ -167,7 +169,7 @@ def case_interrupt():
         time.sleep(0.5)
         ps = subprocess.run(["pgrep", "-f", prog("trivial")], capture_output=True, text=True).stdout.split()
         check(not ps, f"{sig.name}: no orphan benchmark process ({ps})")
-        leftovers = [n for n in os.listdir(os.path.join(repo, "results", "testbox")) if ".tmp" in n]
+        leftovers = [n for n in os.listdir(os.path.join(repo, results, "testbox")) if ".tmp" in n]
         check(not leftovers, f"{sig.name}: no temporary files left ({leftovers})")
     return repo
 
