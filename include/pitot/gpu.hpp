@@ -1,0 +1,174 @@
+// One kernel source for NVIDIA and AMD: the same .cu file compiles with nvcc (CUDA backend) or
+// hipcc (HIP backend). Benchmarks write gpuMalloc, gpuMemcpyAsync, gpuStream_t, PITOT_GPU_CHECK,
+// and launch with <<<grid, block, shared, l.stream()>>>, which both compilers accept:
+//
+//   #include <pitot/pitot.hpp>
+//   #include <pitot/gpu.hpp>
+//   state.exec([&](pitot::Launch& l) { copy<<<blocks, 256, 0, l.stream()>>>(in, out, n); });
+//
+// Only the runtime calls benchmarks need are mapped; anything vendor-specific stays behind
+// `#if PITOT_GPU_HIP` / `#if PITOT_GPU_CUDA`. Device code differences that matter for kernels:
+// a wavefront on AMD data-center GPUs has 64 lanes, a CUDA warp 32 (use pitot::gpu::warp_size()),
+// and shuffles take no mask on HIP (use pitot::gpu::shfl_xor).
+#pragma once
+
+#if defined(__HIP__)
+#define PITOT_GPU_HIP 1
+#define PITOT_GPU_CUDA 0
+#include <hip/hip_runtime.h>
+#if __has_include(<hip/hip_bf16.h>)
+#include <hip/hip_bf16.h>  // ROCm 6: __hip_bfloat16
+#else
+#include <hip/hip_bfloat16.h>  // ROCm 5: hip_bfloat16
+#endif
+#include <pitot/hip.hpp>
+#elif defined(__CUDACC__)
+#define PITOT_GPU_HIP 0
+#define PITOT_GPU_CUDA 1
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <pitot/cuda.hpp>
+#else
+#error "<pitot/gpu.hpp> is for GPU sources: compile this file with nvcc (as a .cu file) or with hipcc"
+#endif
+
+#if PITOT_GPU_HIP
+#define PITOT_GPU_PREFIX(name) hip##name
+#else
+#define PITOT_GPU_PREFIX(name) cuda##name
+#endif
+
+// Types.
+#define gpuError_t PITOT_GPU_PREFIX(Error_t)
+#define gpuStream_t PITOT_GPU_PREFIX(Stream_t)
+#define gpuEvent_t PITOT_GPU_PREFIX(Event_t)
+#define gpuGraph_t PITOT_GPU_PREFIX(Graph_t)
+#define gpuGraphExec_t PITOT_GPU_PREFIX(GraphExec_t)
+#define gpuDeviceProp_t PITOT_GPU_PREFIX(DeviceProp_t)
+
+// Constants.
+#define gpuSuccess PITOT_GPU_PREFIX(Success)
+#define gpuMemcpyHostToDevice PITOT_GPU_PREFIX(MemcpyHostToDevice)
+#define gpuMemcpyDeviceToHost PITOT_GPU_PREFIX(MemcpyDeviceToHost)
+#define gpuMemcpyDeviceToDevice PITOT_GPU_PREFIX(MemcpyDeviceToDevice)
+#define gpuMemcpyDefault PITOT_GPU_PREFIX(MemcpyDefault)
+#define gpuStreamNonBlocking PITOT_GPU_PREFIX(StreamNonBlocking)
+#define gpuEventDefault PITOT_GPU_PREFIX(EventDefault)
+#define gpuEventDisableTiming PITOT_GPU_PREFIX(EventDisableTiming)
+
+// Memory.
+#define gpuMalloc PITOT_GPU_PREFIX(Malloc)
+#define gpuFree PITOT_GPU_PREFIX(Free)
+#define gpuMemcpy PITOT_GPU_PREFIX(Memcpy)
+#define gpuMemcpyAsync PITOT_GPU_PREFIX(MemcpyAsync)
+#define gpuMemset PITOT_GPU_PREFIX(Memset)
+#define gpuMemsetAsync PITOT_GPU_PREFIX(MemsetAsync)
+#define gpuMemGetInfo PITOT_GPU_PREFIX(MemGetInfo)
+#if PITOT_GPU_HIP
+#define gpuMallocHost(ptr, bytes) hipHostMalloc((ptr), (bytes), hipHostMallocDefault)
+#define gpuFreeHost hipHostFree
+#else
+#define gpuMallocHost cudaMallocHost
+#define gpuFreeHost cudaFreeHost
+#endif
+
+// Devices, streams, errors.
+#define gpuGetDevice PITOT_GPU_PREFIX(GetDevice)
+#define gpuSetDevice PITOT_GPU_PREFIX(SetDevice)
+#define gpuGetDeviceCount PITOT_GPU_PREFIX(GetDeviceCount)
+#define gpuGetDeviceProperties PITOT_GPU_PREFIX(GetDeviceProperties)
+#define gpuDeviceGetAttribute PITOT_GPU_PREFIX(DeviceGetAttribute)
+#define gpuDeviceSynchronize PITOT_GPU_PREFIX(DeviceSynchronize)
+#define gpuStreamCreate PITOT_GPU_PREFIX(StreamCreate)
+#define gpuStreamCreateWithFlags PITOT_GPU_PREFIX(StreamCreateWithFlags)
+#define gpuStreamDestroy PITOT_GPU_PREFIX(StreamDestroy)
+#define gpuStreamSynchronize PITOT_GPU_PREFIX(StreamSynchronize)
+#define gpuGetLastError PITOT_GPU_PREFIX(GetLastError)
+#define gpuPeekAtLastError PITOT_GPU_PREFIX(PeekAtLastError)
+#define gpuGetErrorString PITOT_GPU_PREFIX(GetErrorString)
+#define gpuGetErrorName PITOT_GPU_PREFIX(GetErrorName)
+
+// Events.
+#define gpuEventCreate PITOT_GPU_PREFIX(EventCreate)
+#define gpuEventCreateWithFlags PITOT_GPU_PREFIX(EventCreateWithFlags)
+#define gpuEventRecord PITOT_GPU_PREFIX(EventRecord)
+#define gpuEventSynchronize PITOT_GPU_PREFIX(EventSynchronize)
+#define gpuEventElapsedTime PITOT_GPU_PREFIX(EventElapsedTime)
+#define gpuEventDestroy PITOT_GPU_PREFIX(EventDestroy)
+
+// Device attributes (the enumerators are spelled differently by the two runtimes).
+#if PITOT_GPU_HIP
+#define gpuDevAttrMultiProcessorCount hipDeviceAttributeMultiprocessorCount
+#define gpuDevAttrL2CacheSize hipDeviceAttributeL2CacheSize
+#define gpuDevAttrMaxSharedMemoryPerBlock hipDeviceAttributeMaxSharedMemoryPerBlock
+#define gpuDevAttrClockRate hipDeviceAttributeClockRate
+#define gpuDevAttrWarpSize hipDeviceAttributeWarpSize
+#else
+#define gpuDevAttrMultiProcessorCount cudaDevAttrMultiProcessorCount
+#define gpuDevAttrL2CacheSize cudaDevAttrL2CacheSize
+#define gpuDevAttrMaxSharedMemoryPerBlock cudaDevAttrMaxSharedMemoryPerBlock
+#define gpuDevAttrClockRate cudaDevAttrClockRate
+#define gpuDevAttrWarpSize cudaDevAttrWarpSize
+#endif
+
+// Check a runtime call in benchmark code: PITOT_GPU_CHECK(gpuMalloc(&p, bytes));
+#if PITOT_GPU_HIP
+#define PITOT_GPU_CHECK(call) PITOT_HIP_CHECK(call)
+#else
+#define PITOT_GPU_CHECK(call) PITOT_CUDA_CHECK(call)
+#endif
+
+
+// 16-bit brain float, with conversions usable on the host and the device.
+#if PITOT_GPU_HIP && __has_include(<hip/hip_bf16.h>)
+using gpu_bfloat16 = __hip_bfloat16;
+#elif PITOT_GPU_HIP
+using gpu_bfloat16 = hip_bfloat16;
+#else
+using gpu_bfloat16 = __nv_bfloat16;
+#endif
+
+#if PITOT_GPU_HIP
+#define PITOT_GPU_NAMESPACE hip
+#else
+#define PITOT_GPU_NAMESPACE cuda
+#endif
+
+// The helpers below go into the backend's namespace, and pitot::gpu names it: pitot::gpu::shfl_xor,
+// and the backend's own pitot::gpu::set_rotations, pitot::gpu::Error, pitot::gpu::device_lost.
+namespace pitot {
+namespace PITOT_GPU_NAMESPACE {
+
+// Round to nearest even.
+__host__ __device__ inline gpu_bfloat16 bf16_from_float(float value) {
+#if PITOT_GPU_HIP && !__has_include(<hip/hip_bf16.h>)
+  return hip_bfloat16(value);
+#else
+  return __float2bfloat16(value);
+#endif
+}
+
+__host__ __device__ inline float float_from_bf16(gpu_bfloat16 value) {
+#if PITOT_GPU_HIP && !__has_include(<hip/hip_bf16.h>)
+  return static_cast<float>(value);
+#else
+  return __bfloat162float(value);
+#endif
+}
+
+// Lanes of a warp (CUDA: 32) or wavefront (AMD CDNA: 64, RDNA: 32) in device code.
+__device__ inline int warp_size() { return warpSize; }
+
+// The value of lane (this lane ^ lane_mask), all lanes taking part.
+template <class T>
+__device__ inline T shfl_xor(T value, int lane_mask) {
+#if PITOT_GPU_HIP
+  return __shfl_xor(value, lane_mask);
+#else
+  return __shfl_xor_sync(0xffffffffu, value, lane_mask);
+#endif
+}
+
+}  // namespace PITOT_GPU_NAMESPACE
+namespace gpu = PITOT_GPU_NAMESPACE;
+}  // namespace pitot

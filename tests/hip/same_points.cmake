@@ -1,0 +1,18 @@
+# cmake -DFIRST=<program> -DSECOND=<program> -DOUT=<dir> -P same_points.cmake
+# Fails unless both programs' `--list --json` are identical (same program name, benchmarks, points).
+file(MAKE_DIRECTORY ${OUT})
+foreach(which FIRST SECOND)
+  execute_process(COMMAND ${${which}} --list --json ${OUT}/${which}.json RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${${which}} --list --json exited ${rc}")
+  endif()
+  file(READ ${OUT}/${which}.json ${which}_text)
+endforeach()
+if(NOT FIRST_text STREQUAL SECOND_text)
+  message(FATAL_ERROR "the two builds list different points:\n${FIRST}:\n${FIRST_text}\n${SECOND}:\n${SECOND_text}")
+endif()
+string(LENGTH "${FIRST_text}" length)
+if(length LESS 100)
+  message(FATAL_ERROR "suspiciously short listing: ${FIRST_text}")
+endif()
+message(STATUS "same points in both builds")
