@@ -37,8 +37,9 @@ if command -v ncu > /dev/null; then
     regex=$(echo "$point" | sed 's/[][^]/\\&/g')
     ncu --clock-control none --cache-control all --metrics gpu__time_duration.sum \
         -k regex:'do_nothing|copy_one_float_per_thread' -c 5 --csv --page raw \
-        "$bench" --quiet --filter "^$regex\$" --max-time 0.2 > "$out/ncu-$label.csv" 2>> "$out/ncu.log" &&
-      ncu_args+=(--ncu "$point=$out/ncu-$label.csv")
+        "$bench" --quiet --filter "^$regex\$" --max-time 0.2 --json "$out/ncu-$label.json" \
+        > "$out/ncu-$label.csv" 2>> "$out/ncu.log"
+    ncu_args+=(--ncu "$point=$out/ncu-$label.csv")
   done
 fi
 

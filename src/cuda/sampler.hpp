@@ -54,11 +54,12 @@ class CudaSampler final : public Sampler {
   const char* backend() const override { return "cuda"; }
   void warmup(double warmup_seconds, double min_sample_seconds) override;
   Sample sample() override;
-  std::int64_t iterations_per_sample() const override { return count_; }
+  std::int64_t iterations_per_sample() const override { return count_ * batches_; }
   void finish() override;
 
  private:
   void launch_work();  // one call of the author's work, on the next rotation
+  double run_batch(double* clock_ratio);  // count_ launches behind one blocker; summed seconds
   void capture_graph();
   double sm_clock_ratio(std::uint64_t sequence) const;
   void release_resources() noexcept;
@@ -73,7 +74,8 @@ class CudaSampler final : public Sampler {
   std::vector<cudaEvent_t> starts_, stops_;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t graph_exec_ = nullptr;
-  std::int64_t count_ = 1;  // launches per sample
+  std::int64_t count_ = 1;  // launches per batch (in graph mode: per graph)
+  int batches_ = 1;         // batches per sample
   std::int64_t launches_ = 0;
 };
 

@@ -85,10 +85,18 @@ TEST_P(Modes, TimesEmptyAndCopyKernels) {
 }
 INSTANTIATE_TEST_SUITE_P(Cuda, Modes, testing::Values("cold", "hot", "graph"));
 
+void memcpy_copy(pitot::State& s) {
+  Floats in(kCopyN), out(kCopyN);
+  s.exec([&](pitot::Launch& l) {
+    PITOT_CUDA_CHECK(cudaMemcpyAsync(out.p, in.p, kCopyN * sizeof(float), cudaMemcpyDeviceToDevice, l.stream()));
+  });
+}
+
 TEST(Cold, FlushMakesACachedCopySlower) {
-  // In hot mode the 32 MB copy lives in L2; cold mode flushes it before every launch.
-  const double cold = run({{"copy", copy}}, "cold").at(0).stats.value().median;
-  const double hot = run({{"copy", copy}}, "hot").at(0).stats.value().median;
+  // In hot mode the 32 MB copy is served from L2 (an H200: ~6.7 us); cold mode flushes it
+  // before every launch (~11.5 us).
+  const double cold = run({{"memcpy", memcpy_copy}}, "cold").at(0).stats.value().median;
+  const double hot = run({{"memcpy", memcpy_copy}}, "hot").at(0).stats.value().median;
   EXPECT_GT(cold, 1.3 * hot) << "cold " << cold << " s, hot " << hot << " s";
 }
 
@@ -113,7 +121,9 @@ TEST(Errors, BadLaunchFailsOnlyItsPoint) {
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].status, pitot::PointStatus::Failed);
   EXPECT_NE(results[0].reason.find("bad_config"), std::string::npos) << results[0].reason;
-  EXPECT_NE(results[0].reason.find("cudaErrorInvalidConfiguration"), std::string::npos) << results[0].reason;
+  // The launch's error (cudaErrorInvalidValue or InvalidConfiguration, by CUDA version) and the call.
+  EXPECT_NE(results[0].reason.find("cudaPeekAtLastError"), std::string::npos) << results[0].reason;
+  EXPECT_NE(results[0].reason.find("(cudaErrorInvalid"), std::string::npos) << results[0].reason;
   EXPECT_EQ(results[1].status, pitot::PointStatus::Ok) << results[1].reason;
   EXPECT_FALSE(pitot::cuda::device_lost());
 }
