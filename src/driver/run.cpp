@@ -237,6 +237,9 @@ class ProgramRunner {
       PointResult r = skeleton(program_, *by_id_.at(id));
       r.status = PointStatus::Failed;
       r.reason = reason;
+      // asv shows when a row was measured; a failed point alone must not say 1970.
+      r.started_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch()).count();
       failed.push_back(std::move(r));
     }
     sink_.record(run_, program_, where_, std::move(failed));
