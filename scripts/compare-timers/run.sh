@@ -3,7 +3,8 @@
 # same copies. Usage: run.sh BENCH_COPY OUTDIR [REPEATS]
 #   BENCH_COPY  path to the bench_copy program (benchmarks/gpu/bench_copy.cu)
 #   OUTDIR      where the raw outputs and summary.md go
-# Needs python3 with torch and triton for the comparison, ncu for kernel durations (each optional).
+# Needs python3 with torch and triton for the comparison (SKIP_TORCH=1 leaves it out), ncu for
+# kernel durations (each optional).
 set -uo pipefail
 bench=${1:?usage: run.sh BENCH_COPY OUTDIR [REPEATS]}
 out=${2:?usage: run.sh BENCH_COPY OUTDIR [REPEATS]}
@@ -20,7 +21,9 @@ for i in $(seq 1 "$repeats"); do
   awk -v a="$start" -v b="$end" -v p="$points" 'BEGIN { printf "%.3f %d\n", b - a, p }' >> "$out/pitot-walls.txt"
 done
 
-if python3 -c 'import torch, triton' 2>/dev/null; then
+if [ -n "${SKIP_TORCH:-}" ]; then
+  echo "SKIP_TORCH set: skipping do_bench and torch.utils.benchmark" >&2
+elif python3 -c 'import torch, triton' 2>/dev/null; then
   for i in $(seq 1 "$repeats"); do
     python3 "$here/torch_timers.py" > "$out/torch-$i.jsonl" || echo "torch_timers run $i failed" >&2
   done

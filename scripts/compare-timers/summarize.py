@@ -77,7 +77,7 @@ def ncu_rows(specs):
     """POINT=FILE pairs of `ncu --csv --page raw --metrics gpu__time_duration.sum` output."""
     rows = []
     for spec in specs:
-        point, path = spec.split("=", 1) if "=" in spec and not spec.startswith("/") else ("?", spec)
+        point, _, path = spec.rpartition("=")  # point names hold '=' too; paths here do not
         durations = []
         with open(path) as f:
             for r in csv.DictReader([l for l in f if l.startswith('"')]):

@@ -82,7 +82,6 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
   }
   kit->signals->release = 1;
   kit->signals->timed_out = 0;
-  kit->use_blocker = std::getenv("CUDA_INJECTION64_PATH") == nullptr;
 
   // Run each of our kernels once now: lazy module loading must never happen behind the blocker.
   cudaStream_t stream = nullptr;
@@ -101,6 +100,18 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
   PITOT_CUDA_TRY(cudaEventRecord(stop, stream));
   PITOT_CUDA_TRY(cudaStreamSynchronize(stream));
   kit->flush_seconds = elapsed_seconds(start, stop) / 4;
+
+  // A tool that serializes launches (ncu, compute-sanitizer) makes a launch queued behind the
+  // blocker wait for it: the blocker then times out (0.1 s here), and samples go without it.
+  kit->signals->release = 0;
+  kit->signals->timed_out = 0;
+  {
+    ReleaseOnExit release{kit->signals};
+    PITOT_CUDA_TRY(launch_blocker(stream, kit->signals, 100'000'000));
+    PITOT_CUDA_TRY(launch_clock_probe(stream, kit->clocks_before, kit->sm_count, 0));
+  }
+  PITOT_CUDA_TRY(cudaStreamSynchronize(stream));
+  kit->use_blocker = !kit->signals->timed_out;
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   cudaStreamDestroy(stream);

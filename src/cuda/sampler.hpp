@@ -36,8 +36,8 @@ struct DeviceKit {
   ClockSlot* clocks_before = nullptr;                 // host-mapped, kMaxSmSlots each
   ClockSlot* clocks_after = nullptr;
   std::uint64_t sequence = 0;
-  // Off when a tool is injected (ncu, nsys, compute-sanitizer): they serialize launches, so a
-  // launch queued behind the spinning blocker would wait for it until its timeout.
+  // Off when a tool serializes launches (ncu, compute-sanitizer): a launch queued behind the
+  // spinning blocker would wait for it until its timeout. Found out when the kit is made.
   bool use_blocker = true;
 };
 // The kit of `device`, made on first use (the calling thread must have selected the device).
