@@ -5,7 +5,9 @@ usage: test_driver.py CASE PITOT PROGRAMS_DIR [ASV_CHECK]
 CASE: misbehaving | interrupt | concurrent | tools | asv
 Each case works in a fresh temporary git repository with `pitot init`'s asv.conf.json.
 """
+import atexit
 import json
+import shutil
 import math
 import os
 import signal
@@ -31,6 +33,7 @@ def prog(name):
 
 def make_repo():
     d = tempfile.mkdtemp(prefix="pitot-driver-test-")
+    atexit.register(lambda: failures or shutil.rmtree(d, ignore_errors=True))  # kept when a check failed
     env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid",
                GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid")
     subprocess.run(["git", "init", "-q", "-b", "main", d], check=True, env=env)
