@@ -97,12 +97,13 @@ void exec(State& state, std::function<void(Launch&)> work) {
   state.set_backend_info("timing", json(mode_name(mode)).dump());
   if (rotations > 1) state.set_backend_info("rotations", std::to_string(rotations));
   if (mode == Mode::Cold) state.set_backend_info("flush_bytes", std::to_string(kit.flush_bytes));
-  if (!kit.use_blocker) state.set_backend_info("blocking_kernel", "false");  // a profiler is attached
   if (kit.peak_gbytes_per_second > 0)
     state.set_backend_info("peak_gbytes_per_second", json(kit.peak_gbytes_per_second).dump());
   CudaSampler sampler(kit, mode, work, rotations, options.graph_launches, options.throttle_ratio);
   state.run(sampler);
   state.set_backend_info("launches_per_sample", std::to_string(sampler.iterations_per_sample()));
+  // Without the blocker the host's launch latency can fall between the events (see run_batch).
+  if (!kit.use_blocker) state.set_backend_info("blocking_kernel", "false");
 }
 
 DeviceBackend make_backend() {
@@ -127,8 +128,14 @@ DeviceBackend make_backend() {
   };
   b.range_push = [](const std::string& name) { nvtxRangePushA(name.c_str()); };
   b.range_pop = [] { nvtxRangePop(); };
-  b.profiler_start = [] { PITOT_CUDA_TRY(cudaProfilerStart()); };
-  b.profiler_stop = [] { PITOT_CUDA_TRY(cudaProfilerStop()); };
+  b.profiler_start = [] {
+    set_profiling(true);
+    PITOT_CUDA_TRY(cudaProfilerStart());
+  };
+  b.profiler_stop = [] {
+    PITOT_CUDA_TRY(cudaProfilerStop());
+    set_profiling(false);
+  };
   b.device_lost = [] { return device_lost(); };
   return b;
 }

@@ -124,7 +124,11 @@ void reset_persisting_l2() {
   if (limit > 0) PITOT_CUDA_TRY(cudaCtxResetPersistingL2Cache());
 }
 
+std::atomic<bool> profiling_now{false};
+
 }  // namespace
+
+void set_profiling(bool on) { profiling_now = on; }
 
 Mode parse_mode(const std::string& text) {
   if (text == "cold") return Mode::Cold;
@@ -255,7 +259,8 @@ double CudaSampler::run_batch(double* clock_ratio) {
   signals->timed_out = 0;
   signals->release = 0;
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (kit_.use_blocker) PITOT_CUDA_TRY(launch_blocker(stream_, signals, kBlockerTimeoutNs));
+  const bool blocker = kit_.use_blocker && !profiling_now;
+  if (blocker) PITOT_CUDA_TRY(launch_blocker(stream_, signals, kBlockerTimeoutNs));
   {
     ReleaseOnExit release{signals};
     PITOT_CUDA_TRY(launch_clock_probe(stream_, kit_.clocks_before, kit_.sm_count, sequence));
@@ -282,11 +287,13 @@ double CudaSampler::run_batch(double* clock_ratio) {
     PITOT_CUDA_TRY(launch_clock_probe(stream_, kit_.clocks_after, kit_.sm_count, sequence));
   }
   PITOT_CUDA_TRY(cudaStreamSynchronize(stream_));
-  if (signals->timed_out)
-    throw Error(current_point() + ": the GPU was held for " + std::to_string(kBlockerTimeoutNs / 1'000'000'000) +
-                    " s while the launches of one sample were queued: does the timed work synchronize with the "
-                    "host (cudaMemcpy, cudaMalloc, cudaDeviceSynchronize)? Keep those out of state.exec",
-                cudaErrorLaunchTimeout);
+  if (blocker && signals->timed_out) {
+    // The author's launch waited for the blocker: a profiler that serializes the kernels it
+    // profiles (ncu -k / --nvtx-include) or work that synchronizes with the host. Go on
+    // without the blocker for the rest of the process (exec records it) and take this batch again.
+    kit_.use_blocker = false;
+    return run_batch(clock_ratio);
+  }
   double seconds = 0;
   if (mode_ == Mode::Cold) {
     for (std::int64_t k = 0; k < count_; ++k) seconds += elapsed_seconds(starts_[k], stops_[k]);

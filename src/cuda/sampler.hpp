@@ -20,6 +20,9 @@ enum class Mode { Cold, Hot, Graph };
 // "cold" | "hot" | "graph"; throws pitot::UsageError otherwise.
 Mode parse_mode(const std::string& text);
 const char* mode_name(Mode mode);
+// Between profiler start and stop the sampler queues no blocker: a profiler serializes the
+// launches it records, so a launch behind the spinning blocker would wait for it.
+void set_profiling(bool on);
 
 // What the backend keeps per device for the whole process. Points never run at the same time,
 // and every sample ends synchronized, so one kit serves them all.
