@@ -25,8 +25,10 @@ void setup_compare(CLI::App& root) {
   cmd->add_option("base", options->base, "base: commit (hash prefix or git revision), asv results file, or pitot JSON")
       ->required();
   cmd->add_option("head", options->head, "head: the same kind as base")->required();
-  cmd->add_option("--results-dir", options->results_dir,
-                  "asv results folder (default: results_dir of ./asv.conf.json, else ./results)");
+  cmd->add_option("--results-dir,--asv-dir", options->results_dir,
+                  "asv results folder (default: results_dir of the config, else ./asv-results)");
+  cmd->add_option("--config", options->config,
+                  "asv.conf.json giving results_dir and the git repository (default: ./asv.conf.json if any)");
   cmd->add_option("--machine", options->machine, "machine folder in the results database, when it holds several");
   cmd->add_option("--env", options->env, "environment name, when a commit has results for several");
   cmd->add_option("--threshold", *threshold, "minimum change that counts, as 2% or 0.02 (default 2%)");

@@ -90,12 +90,18 @@ void check_unique_keys(const ResultSet& set) {
 }
 
 // `git rev-parse` of a revision in the current directory's repository, or "" when that fails.
-std::string git_resolve(const std::string& rev) {
+std::string git_resolve(const std::string& rev, const fs::path& repo) {
   const bool safe = !rev.empty() && rev[0] != '-' && std::all_of(rev.begin(), rev.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("._/~^@{}-").find(c) != std::string_view::npos;
   });
   if (!safe) return "";
-  const std::string command = "git rev-parse --verify --quiet '" + rev + "^{commit}' 2>/dev/null";
+  std::string command = "git ";
+  if (!repo.empty()) {
+    const std::string r = repo.string();
+    if (r.find('\'') != std::string::npos) return "";
+    command += "-C '" + r + "' ";
+  }
+  command += "rev-parse --verify --quiet '" + rev + "^{commit}' 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return "";
   char buffer[128] = {};
@@ -443,12 +449,13 @@ std::optional<json> read_benchmarks_json(const fs::path& results_dir) {
   return j;
 }
 
-std::optional<fs::path> results_dir_from_config(const fs::path& config) {
+std::optional<ConfigPaths> read_asv_config(const fs::path& config) {
   std::ifstream in(config);
   if (!in) return std::nullopt;
   try {
     json j = json::parse(in, nullptr, true, /*ignore_comments=*/true);
-    return config.parent_path() / j.value("results_dir", "results");
+    const fs::path dir = config.parent_path();
+    return ConfigPaths{dir / j.value("results_dir", "results"), dir / j.value("repo", ".")};
   } catch (const json::exception& e) {
     throw InputError(fmt::format("{} is not readable JSON ({}); pass --results-dir", config.string(), e.what()));
   }
@@ -487,7 +494,7 @@ fs::path find_results_file(const DatabaseQuery& query, const std::string& commit
   if (is_hex(wanted) && wanted.size() >= 4) found = matching_files(files, wanted);
   if (found.empty()) {
     // Not a hash we hold: perhaps a branch, tag or HEAD~1 of the repository we are in.
-    if (std::string hash = git_resolve(commit); !hash.empty()) found = matching_files(files, hash);
+    if (std::string hash = git_resolve(commit, query.repo); !hash.empty()) found = matching_files(files, hash);
   }
   if (found.empty()) {
     std::set<std::string> held;

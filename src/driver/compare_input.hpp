@@ -63,6 +63,7 @@ struct DatabaseQuery {
   std::filesystem::path results_dir;
   std::string machine;  // empty: the only one there
   std::string env;      // empty: the only one for that commit
+  std::filesystem::path repo;  // git repository that resolves revisions (empty: the current folder)
 };
 
 // The results file of `commit` (a hash prefix, or a git revision resolved in the current
@@ -73,8 +74,12 @@ std::filesystem::path find_results_file(const DatabaseQuery& query, const std::s
 // benchmarks.json of a results database (nullopt when absent). Throws InputError when unreadable.
 std::optional<nlohmann::json> read_benchmarks_json(const std::filesystem::path& results_dir);
 
-// The results folder named by an asv.conf.json (json5 comments allowed), relative to its folder.
-std::optional<std::filesystem::path> results_dir_from_config(const std::filesystem::path& config);
+// The folders an asv.conf.json names (json5 comments allowed), resolved against its folder:
+// results_dir (default "results") and repo (default "."). nullopt when the file is absent.
+struct ConfigPaths {
+  std::filesystem::path results_dir, repo;
+};
+std::optional<ConfigPaths> read_asv_config(const std::filesystem::path& config);
 
 // Loads one side of the comparison: an existing file (asv results or pitot JSON, by content),
 // otherwise a commit in the database.

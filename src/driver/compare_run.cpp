@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <ostream>
 #include <system_error>
 
@@ -38,10 +39,20 @@ void write_atomically(const fs::path& file, const std::string& text) {
   }
 }
 
-fs::path default_results_dir() {
-  if (fs::is_regular_file("asv.conf.json"))
-    if (auto dir = results_dir_from_config("asv.conf.json")) return *dir;
-  return "results";
+// Like `pitot run`: --results-dir, else the config's results_dir, else ./asv-results. Revisions
+// such as main or HEAD~1 are resolved in the config's repository.
+DatabaseQuery database_query(const CompareOptions& o) {
+  DatabaseQuery q{o.results_dir, o.machine, o.env, {}};
+  std::optional<ConfigPaths> config;
+  if (!o.config.empty()) {
+    config = read_asv_config(o.config);
+    if (!config) throw InputError(fmt::format("config {} not found", o.config.string()));
+  } else if (fs::is_regular_file("asv.conf.json")) {
+    config = read_asv_config("asv.conf.json");
+  }
+  if (config) q.repo = config->repo;
+  if (q.results_dir.empty()) q.results_dir = config ? config->results_dir : fs::path("asv-results");
+  return q;
 }
 
 }  // namespace
@@ -65,8 +76,7 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
       throw InputError(fmt::format("--confidence {}: expected a level between 0.5 and 1, like 0.99",
                                    options.method.confidence));
     if (options.method.min_samples < 2) throw InputError("--min-samples must be at least 2");
-    DatabaseQuery query{options.results_dir.empty() ? default_results_dir() : options.results_dir, options.machine,
-                        options.env};
+    const DatabaseQuery query = database_query(options);
     ResultSet base, head;
     try {
       base = load_side(options.base, query);

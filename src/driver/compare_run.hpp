@@ -14,7 +14,8 @@ enum class Color { Auto, Always, Never };
 
 struct CompareOptions {
   std::string base, head;            // files, or commits in the results database
-  std::filesystem::path results_dir;  // empty: asv.conf.json's results_dir here, else ./results
+  std::filesystem::path results_dir;  // empty: the config's results_dir, else ./asv-results
+  std::filesystem::path config;       // asv.conf.json (empty: ./asv.conf.json when there is one)
   std::string machine, env;
   MethodOptions method;
   Format format = Format::Table;

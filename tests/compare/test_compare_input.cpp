@@ -1,5 +1,7 @@
 // Reading what `pitot compare` is given: asv files as real asv writes them, databases, pitot JSON.
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -79,7 +81,7 @@ TEST(CompareInput, PythonJsonTokensOutsideStringsOnly) {
 }
 
 TEST(CompareInput, SampleDatabaseFindsCommitsByPrefix) {
-  pc::DatabaseQuery q{kData / "results", "", ""};
+  pc::DatabaseQuery q{kData / "results", "", "", {}};
   EXPECT_EQ(pc::find_results_file(q, "0d9a5811").filename(), "0d9a5811-cpp-gcc-12.2-Release.json");
   EXPECT_EQ(pc::find_results_file(q, "0d9a").filename(), "0d9a5811-cpp-gcc-12.2-Release.json");
   EXPECT_EQ(pc::find_results_file(q, "90932E64897B2FEB2FAD0CD0D9171DF584037FAA").filename(),
@@ -94,9 +96,9 @@ TEST(CompareInput, SampleDatabaseFindsCommitsByPrefix) {
   }
   // A longer prefix must match the full hash inside the file, not only the 8 in its name.
   EXPECT_THROW(pc::find_results_file(q, "0d9a5811ffff"), pc::InputError);
-  EXPECT_THROW(pc::find_results_file({kData / "results", "other-box", ""}, "0d9a5811"), pc::InputError);
-  EXPECT_THROW(pc::find_results_file({kData / "results", "", "no-such-env"}, "0d9a5811"), pc::InputError);
-  EXPECT_THROW(pc::find_results_file({kData / "missing", "", ""}, "0d9a5811"), pc::InputError);
+  EXPECT_THROW(pc::find_results_file({kData / "results", "other-box", "", {}}, "0d9a5811"), pc::InputError);
+  EXPECT_THROW(pc::find_results_file({kData / "results", "", "no-such-env", {}}, "0d9a5811"), pc::InputError);
+  EXPECT_THROW(pc::find_results_file({kData / "missing", "", "", {}}, "0d9a5811"), pc::InputError);
 }
 
 TEST(CompareInput, SeveralMachinesOrEnvsMustBeNamed) {
@@ -107,18 +109,18 @@ TEST(CompareInput, SeveralMachinesOrEnvsMustBeNamed) {
   write(results / "h200" / "12345678-gcc.json", body);
   write(results / "h200" / "12345678-clang.json", body);
   try {
-    pc::find_results_file({results, "", ""}, "12345678");
+    pc::find_results_file({results, "", "", {}}, "12345678");
     FAIL();
   } catch (const pc::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("several machines (a100, h200)"), std::string::npos) << e.what();
   }
   try {
-    pc::find_results_file({results, "h200", ""}, "12345678");
+    pc::find_results_file({results, "h200", "", {}}, "12345678");
     FAIL();
   } catch (const pc::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("several environments (clang, gcc)"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(pc::find_results_file({results, "h200", "gcc"}, "1234").filename(), "12345678-gcc.json");
+  EXPECT_EQ(pc::find_results_file({results, "h200", "gcc", {}}, "1234").filename(), "12345678-gcc.json");
 }
 
 TEST(CompareInput, SampleResultsUnrollParamsLastFastest) {
@@ -239,9 +241,38 @@ TEST(CompareInput, UnitDirection) {
 
 TEST(CompareInput, ResultsDirFromAsvConfig) {
   TempDir tmp;
-  write(tmp.path() / "asv.conf.json", "{\n // comments are allowed (json5)\n \"version\": 1, \"results_dir\": \"db/results\"\n}\n");
-  auto dir = pc::results_dir_from_config(tmp.path() / "asv.conf.json");
-  ASSERT_TRUE(dir);
-  EXPECT_EQ(*dir, tmp.path() / "db/results");
-  EXPECT_FALSE(pc::results_dir_from_config(tmp.path() / "missing.json"));
+  write(tmp.path() / "asv.conf.json",
+        "{\n // comments are allowed (json5)\n \"version\": 1, \"results_dir\": \"db/results\", \"repo\": \"..\"\n}\n");
+  auto paths = pc::read_asv_config(tmp.path() / "asv.conf.json");
+  ASSERT_TRUE(paths);
+  EXPECT_EQ(paths->results_dir, tmp.path() / "db/results");
+  EXPECT_EQ(paths->repo, tmp.path() / "..");
+  EXPECT_FALSE(pc::read_asv_config(tmp.path() / "missing.json"));
+}
+
+TEST(CompareInput, GitRevisionsResolveInTheConfigRepository) {
+  TempDir tmp;
+  const fs::path repo = tmp.path() / "repo";
+  fs::create_directories(repo);
+  const std::string git = "git -C '" + repo.string() + "' -c user.name=t -c user.email=t@example.invalid ";
+  ASSERT_EQ(std::system((git + "init -q && " + git + "commit -q --allow-empty -m one && " + git +
+                         "commit -q --allow-empty -m two").c_str()),
+            0);
+  auto rev = [&](const std::string& r) {
+    std::string out;
+    FILE* p = popen(("git -C '" + repo.string() + "' rev-parse " + r).c_str(), "r");
+    char buf[64] = {};
+    while (fgets(buf, sizeof buf, p)) out += buf;
+    pclose(p);
+    return out.substr(0, 40);
+  };
+  const fs::path results = tmp.path() / "results";
+  write(results / "box" / "machine.json", R"({"machine": "box", "version": 1})");
+  for (const char* r : {"HEAD", "HEAD~1"})
+    write(results / "box" / (rev(r).substr(0, 8) + "-env.json"), results_file(rev(r), ""));
+  pc::DatabaseQuery q{results, "", "", repo};
+  EXPECT_EQ(pc::find_results_file(q, "HEAD~1").filename(), rev("HEAD~1").substr(0, 8) + "-env.json");
+  EXPECT_EQ(pc::find_results_file(q, "HEAD").filename(), rev("HEAD").substr(0, 8) + "-env.json");
+  EXPECT_THROW(pc::find_results_file(q, "no-such-branch"), pc::InputError);
+  EXPECT_THROW(pc::find_results_file(q, "--output=/tmp/x"), pc::InputError);  // never passed to git as an option
 }
