@@ -61,7 +61,7 @@ std::string ncu_kernel_table(const std::string& raw_csv, std::size_t max_rows) {
       header = std::move(fields);
     } else if (units.empty()) {
       units = std::move(fields);
-    } else {
+    } else if (fields.size() == header.size()) {  // anything else is not a kernel row
       rows.push_back(std::move(fields));
     }
   }
@@ -91,18 +91,24 @@ std::string ncu_kernel_table(const std::string& raw_csv, std::size_t max_rows) {
   };
   const int name_col = column("Kernel Name"), id_col = column("ID"), grid_col = column("Grid Size"),
             block_col = column("Block Size");
+  auto unit_of = [&](int c) {
+    std::string u = c >= 0 && c < static_cast<int>(units.size()) ? units[c] : "";
+    if (u == "nsecond") return std::string(" ns");
+    if (u == "usecond") return std::string(" us");
+    if (u == "msecond") return std::string(" ms");
+    if (u == "second") return std::string(" s");
+    if (u == "%") return std::string("%");
+    return std::string();
+  };
   std::ostringstream out;
   out << fmt::format("{:>4}  {:<48}", "id", "kernel");
   std::vector<int> cols;
   for (const auto& m : metrics) {
     int c = column(m.column);
     cols.push_back(c);
-    if (c >= 0) {
-      std::string unit = c < static_cast<int>(units.size()) && !units[c].empty() ? " [" + units[c] + "]" : "";
-      out << fmt::format("  {:>14}", shorten(m.title + unit, 14));
-    }
+    if (c >= 0) out << fmt::format("  {:>11}", m.title);
   }
-  out << "  grid x block / point\n";
+  out << "  grid x block  point\n";
   std::size_t shown = 0;
   for (const auto& r : rows) {
     if (shown++ == max_rows) {
@@ -110,17 +116,20 @@ std::string ncu_kernel_table(const std::string& raw_csv, std::size_t max_rows) {
       break;
     }
     auto at = [&](int c) { return c >= 0 && c < static_cast<int>(r.size()) ? r[c] : std::string(); };
-    out << fmt::format("{:>4}  {:<48}", at(id_col), shorten(at(name_col), 48));
+    out << fmt::format("{:>4}  {:<48}", shorten(at(id_col), 6), shorten(at(name_col), 48));
     for (int c : cols)
-      if (c >= 0) out << fmt::format("  {:>14}", shorten(at(c), 14));
-    out << "  " << at(grid_col) << " x " << at(block_col);
+      if (c >= 0) out << fmt::format("  {:>11}", shorten(at(c) + unit_of(c), 11));
+    out << "  " << shorten(at(grid_col), 16) << " x " << shorten(at(block_col), 16);
     for (int c : nvtx_columns) {
       auto v = at(c);
       auto p = v.find("pitot:");
-      if (p != std::string::npos) {
-        out << "  " << v.substr(p);
-        break;
-      }
+      if (p == std::string::npos) continue;
+      // "<domain>:pitot:copy[n=1024]:none..." -> "copy[n=1024]"
+      auto name = v.substr(p + 6);
+      auto close = name.find(']');
+      name = close != std::string::npos ? name.substr(0, close + 1) : name.substr(0, name.find(':'));
+      out << "  " << shorten(name, 80);
+      break;
     }
     out << "\n";
   }

@@ -1,0 +1,393 @@
+// Unit tests of pitot profile's parts: command lines, size parsing, noise filter, the package
+// plan (dropping order), CSV/ncu summary, CUPTI trace merging, the process runner.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <zlib.h>
+
+#include <nlohmann/json.hpp>
+
+#include "driver/profile_noise.hpp"
+#include "driver/profile_package.hpp"
+#include "driver/profile_process.hpp"
+#include "driver/profile_summary.hpp"
+#include "driver/profile_tools.hpp"
+#include "driver/profile_trace.hpp"
+
+namespace fs = std::filesystem;
+using namespace pitot::driver::profile;
+
+namespace {
+
+fs::path temp_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("pitot-profile-test-" + name + "-" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+// The value after `flag` in argv.
+std::string after(const std::vector<std::string>& v, const std::string& flag) {
+  auto it = std::find(v.begin(), v.end(), flag);
+  return it == v.end() || it + 1 == v.end() ? "<absent>" : *(it + 1);
+}
+
+}  // namespace
+
+TEST(ProfileSize, ParsesUnits) {
+  EXPECT_EQ(parse_size("8MB"), 8'000'000u);
+  EXPECT_EQ(parse_size("500kB"), 500'000u);
+  EXPECT_EQ(parse_size("2MiB"), 2u << 20);
+  EXPECT_EQ(parse_size("1.5 GB"), 1'500'000'000u);
+  EXPECT_EQ(parse_size("12345"), 12345u);
+  EXPECT_THROW(parse_size("8 parsecs"), std::invalid_argument);
+  EXPECT_THROW(parse_size(""), std::invalid_argument);
+  EXPECT_THROW(parse_size("0"), std::invalid_argument);
+  EXPECT_EQ(format_bytes(7'600'000), "7.6 MB");
+}
+
+TEST(ProfileTools, ParsesToolNames) {
+  EXPECT_EQ(parse_tool("ncu"), Tool::Ncu);
+  EXPECT_EQ(parse_tool("rocprofv3"), Tool::Rocprofv3);
+  EXPECT_FALSE(parse_tool("nvprof").has_value());
+}
+
+TEST(ProfileTools, NcuCommandCapturesByRangeWithChosenSetAndClocks) {
+  Options o;
+  o.tool = Tool::Ncu;
+  o.ncu_set = "basic";
+  o.clock_control = "none";
+  o.filter = "gemm.*M=4096";
+  o.tool_args = {"--cache-control=none"};
+  Layout layout{"/w"};
+  auto prog = program_command(o, "/b/bench_gemm", layout);
+  auto c = tool_command(o, "/t/ncu", prog, layout);
+  EXPECT_EQ(c.argv.front(), "/t/ncu");
+  EXPECT_EQ(after(c.argv, "--nvtx-include"), "regex:pitot:.*/");
+  EXPECT_TRUE(contains(c.argv, "--nvtx"));
+  EXPECT_EQ(after(c.argv, "--set"), "basic");
+  EXPECT_EQ(after(c.argv, "--clock-control"), "none");
+  EXPECT_EQ(after(c.argv, "--target-processes"), "all");
+  EXPECT_EQ(after(c.argv, "--export"), "/w/profile/report");
+  // Tool options come before "--", the program and its selection after.
+  auto dashes = std::find(c.argv.begin(), c.argv.end(), "--");
+  ASSERT_NE(dashes, c.argv.end());
+  EXPECT_LT(std::find(c.argv.begin(), c.argv.end(), "--cache-control=none"), dashes);
+  std::vector<std::string> tail(dashes + 1, c.argv.end());
+  EXPECT_EQ(tail, prog);
+  EXPECT_EQ(tail[0], "/b/bench_gemm");
+  EXPECT_TRUE(contains(tail, "--profile"));
+  EXPECT_EQ(after(tail, "--filter"), "gemm.*M=4096");
+  EXPECT_EQ(after(tail, "--json"), "/w/results.json");
+  EXPECT_TRUE(c.env.empty());
+}
+
+TEST(ProfileTools, CommandsAreBuiltFreshEachTime) {
+  // The bug not to repeat: a shared flag list that grows with every run.
+  Options o;
+  o.tool = Tool::Rocprofv3;
+  o.tool_args = {"--extra"};
+  Layout layout{"/w"};
+  auto prog = program_command(o, "/b/p", layout);
+  auto first = tool_command(o, "/t/rocprofv3", prog, layout);
+  auto second = tool_command(o, "/t/rocprofv3", prog, layout);
+  EXPECT_EQ(first.argv, second.argv);
+  EXPECT_EQ(std::count(second.argv.begin(), second.argv.end(), "--extra"), 1);
+  EXPECT_EQ(program_command(o, "/b/p", layout), prog);
+}
+
+TEST(ProfileTools, RocprofCommandHasTracesFormatsAndNoHsaUnlessAsked) {
+  Options o;
+  o.tool = Tool::Rocprofv3;
+  Layout layout{"/w"};
+  auto c = tool_command(o, "/t/rocprofv3", program_command(o, "/b/p", layout), layout);
+  for (const char* flag : {"--kernel-trace", "--hip-trace", "--marker-trace", "--memory-copy-trace", "--scratch-memory-trace"})
+    EXPECT_TRUE(contains(c.argv, flag)) << flag;
+  EXPECT_FALSE(contains(c.argv, "--hsa-trace"));
+  auto fmt_at = std::find(c.argv.begin(), c.argv.end(), "--output-format");
+  ASSERT_NE(fmt_at, c.argv.end());
+  EXPECT_EQ(*(fmt_at + 1), "pftrace");
+  EXPECT_EQ(*(fmt_at + 2), "csv");
+  EXPECT_EQ(after(c.argv, "--output-file"), "%pid%");
+  EXPECT_TRUE(c.cwd.empty());
+  o.hsa_trace = true;
+  o.code_objects = true;
+  c = tool_command(o, "/t/rocprofv3", program_command(o, "/b/p", layout), layout);
+  EXPECT_TRUE(contains(c.argv, "--hsa-trace"));
+  EXPECT_EQ(c.cwd, fs::path("/w/code-objects"));
+  ASSERT_EQ(c.env.size(), 1u);
+  EXPECT_EQ(c.env[0].first, "GPU_DUMP_CODE_OBJECT");
+}
+
+TEST(ProfileTools, CuptiRunsTheProgramItselfWithTheInjection) {
+  Options o;
+  o.tool = Tool::Cupti;
+  Layout layout{"/w"};
+  auto prog = program_command(o, "/b/p", layout);
+  auto c = tool_command(o, "/lib/libpitot_cupti.so", prog, layout);
+  EXPECT_EQ(c.argv, prog);
+  std::map<std::string, std::string> env(c.env.begin(), c.env.end());
+  EXPECT_EQ(env["CUDA_INJECTION64_PATH"], "/lib/libpitot_cupti.so");
+  EXPECT_EQ(env["PITOT_CUPTI_DIR"], "/w/profile/cupti");
+  EXPECT_EQ(env["PITOT_CUPTI_CAPTURE"], "profiler-api");
+}
+
+TEST(ProfileTools, NsysCapturesFromTheProfilerApi) {
+  Options o;
+  o.tool = Tool::Nsys;
+  Layout layout{"/w"};
+  auto c = tool_command(o, "/t/nsys", program_command(o, "/b/p", layout), layout);
+  EXPECT_EQ(c.argv[1], "profile");
+  EXPECT_EQ(after(c.argv, "--capture-range"), "cudaProfilerApi");
+  EXPECT_EQ(after(c.argv, "--trace"), "cuda,nvtx,osrt");
+}
+
+TEST(ProfileTools, MissingToolIsNamed) {
+  const char* old = std::getenv("PATH");
+  std::string saved = old ? old : "";
+  setenv("PATH", "/nonexistent-pitot-test", 1);
+  try {
+    find_tool(Tool::Ncu, "", "/x/pitot");
+    ADD_FAILURE() << "no error";
+  } catch (const ToolError& e) {
+    EXPECT_NE(std::string(e.what()).find("ncu"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--tool-path"), std::string::npos) << e.what();
+  }
+  setenv("PATH", saved.c_str(), 1);
+  EXPECT_THROW(find_tool(Tool::Rocprofv3, "/nonexistent/rocprofv3", "/x/pitot"), ToolError);
+  EXPECT_THROW(find_tool(Tool::Cupti, "", "/nonexistent/bin/pitot"), ToolError);
+}
+
+TEST(ProfileTools, VersionLineIsTheOneWithANumber) {
+  EXPECT_EQ(version_from_output("NVIDIA (R) Nsight Compute Command Line Profiler\nCopyright (c) 2018\nVersion 2025.3.1.0 (build 1)\n"),
+            "Version 2025.3.1.0 (build 1)");
+  EXPECT_EQ(version_from_output("NVIDIA Nsight Systems version 2025.1.1\n"), "NVIDIA Nsight Systems version 2025.1.1");
+  EXPECT_EQ(version_from_output("\nno number here\n"), "no number here");
+}
+
+TEST(ProfileNoise, RemovesBannersKeepsErrorsAndProgramLines) {
+  const std::string text =
+      "==PROF== Connected to process 1 (bench)\n"
+      "bench: point 3 failed: out of memory\n"
+      "==WARNING== Found outstanding GPU clock reset\n"
+      "==ERROR== The application returned an error code (1).\n"
+      "[  0.123] perfetto.cc:42 Configured tracing session 1\n"
+      "W20250601 10:11:12.123456 4242 config.cpp:88] a default\n"
+      "E20250601 10:11:12.123456 4242 config.cpp:88] a real error\n"
+      "Collecting data...\n"
+      "[1/1] [=====100%] report.nsys-rep\n"
+      "the program said [1/1] in the middle\n";
+  std::size_t removed = 0;
+  std::string kept = filter_noise(text, &removed);
+  EXPECT_EQ(removed, 6u);
+  EXPECT_EQ(kept,
+            "bench: point 3 failed: out of memory\n"
+            "==ERROR== The application returned an error code (1).\n"
+            "E20250601 10:11:12.123456 4242 config.cpp:88] a real error\n"
+            "the program said [1/1] in the middle\n");
+  EXPECT_EQ(last_lines("a\nb\nc\n", 2), "b\nc\n");
+  EXPECT_EQ(last_lines("a\nb", 5), "a\nb");
+}
+
+namespace {
+Artifact art(const std::string& name, int rank, std::uint64_t packed) {
+  Artifact a;
+  a.name = name;
+  a.rank = rank;
+  a.bytes = a.packed = packed;
+  return a;
+}
+std::vector<std::string> names(const std::vector<Dropped>& d) {
+  std::vector<std::string> out;
+  for (const auto& x : d) out.push_back(x.artifact.name);
+  return out;
+}
+}  // namespace
+
+TEST(ProfilePackage, KeepsEverythingThatFits) {
+  auto plan = plan_package({art("report", kEssential, 1000), art("sass", kCodeObjects, 1000)}, 1'000'000, 0);
+  EXPECT_TRUE(plan.dropped.empty());
+  EXPECT_TRUE(plan.essential_fits);
+  EXPECT_EQ(plan.kept.size(), 2u);
+}
+
+TEST(ProfilePackage, DropsByRankThenLargestFirst) {
+  std::vector<Artifact> all = {
+      art("manifest-core", kCore, 1000),        art("report", kEssential, 100'000),
+      art("details", kSummaryData, 50'000),     art("stdout", kRawStreams, 60'000),
+      art("raw.csv", kToolSideData, 40'000),    art("ptx", kCodeObjects, 30'000),
+      art("sass", kCodeObjects, 80'000),
+  };
+  // Room for core + report + details + a little: code objects go (largest first), then side data,
+  // then streams; the details stay.
+  auto plan = plan_package(all, 160'000, 0);
+  EXPECT_EQ(names(plan.dropped), (std::vector<std::string>{"sass", "ptx", "raw.csv", "stdout"}));
+  EXPECT_TRUE(plan.essential_fits);
+  EXPECT_LE(plan.estimate, 160'000u);
+  for (const auto& d : plan.dropped) EXPECT_NE(d.reason.find("budget"), std::string::npos);
+}
+
+TEST(ProfilePackage, EssentialTooBigKeepsOnlyTheCore) {
+  auto plan = plan_package({art("manifest-core", kCore, 1000), art("report", kEssential, 5'000'000),
+                            art("sass", kCodeObjects, 10)},
+                           1'000'000, 0);
+  EXPECT_FALSE(plan.essential_fits);
+  ASSERT_EQ(plan.kept.size(), 1u);
+  EXPECT_EQ(plan.kept[0].name, "manifest-core");
+  EXPECT_EQ(names(plan.dropped), (std::vector<std::string>{"sass", "report"}));
+  EXPECT_NE(plan.dropped[1].reason.find("folder"), std::string::npos);
+}
+
+TEST(ProfilePackage, ReserveCountsAgainstTheBudget) {
+  auto plan = plan_package({art("report", kEssential, 500), art("sass", kCodeObjects, 500)}, 2000, 1000);
+  EXPECT_EQ(names(plan.dropped), (std::vector<std::string>{"sass"}));
+}
+
+TEST(ProfilePackage, WritesAZipWithinTheEstimate) {
+  fs::path d = temp_dir("zip");
+  {
+    std::ofstream(d / "a.txt") << std::string(100'000, 'x');
+    std::ofstream(d / "b.bin") << "already compressed";
+  }
+  Artifact a{"dir/a.txt", d / "a.txt", "summary", "", kSummaryData, false};
+  Artifact b{"b.bin", d / "b.bin", "trace", "", kEssential, true};
+  measure(a);
+  measure(b);
+  EXPECT_EQ(a.bytes, 100'000u);
+  EXPECT_LT(a.packed, 2000u);  // deflate on a run of one letter
+  EXPECT_EQ(b.packed, b.bytes);
+  auto plan = plan_package({a, b}, 1'000'000, 0);
+  auto size = write_zip(d / "out.zip", plan.kept);
+  EXPECT_EQ(size, fs::file_size(d / "out.zip"));
+  EXPECT_LE(size, plan.estimate + 64);
+  EXPECT_FALSE(fs::exists(d / ("out.zip.tmp-" + std::to_string(getpid()))));
+  // A zip that cannot be written leaves nothing behind.
+  EXPECT_THROW(write_zip(d / "missing-folder" / "out.zip", plan.kept), std::runtime_error);
+  fs::remove_all(d);
+}
+
+TEST(ProfileSummary, SplitsQuotedCsv) {
+  EXPECT_EQ(split_csv_line(R"("a","b, c",d,"e ""q""")"), (std::vector<std::string>{"a", "b, c", "d", "e \"q\""}));
+  EXPECT_EQ(split_csv_line(""), (std::vector<std::string>{""}));
+}
+
+TEST(ProfileSummary, NcuTableHasOneLinePerKernelWithItsPoint) {
+  const std::string csv =
+      "==PROF== noise\n"
+      "\"ID\",\"Kernel Name\",\"Grid Size\",\"Block Size\",\"thread Domain:Push/Pop_Range\",\"gpu__time_duration.sum\"\n"
+      "\"\",\"\",\"\",\"\",\"\",\"usecond\"\n"
+      "\"0\",\"copy_kernel(float *, int)\",\"(4, 1, 1)\",\"(256, 1, 1)\",\"<default>:pitot:copy[n=1024]:none\",\"2.37\"\n"
+      "\"1\",\"gemm\",\"(8, 8, 1)\",\"(128, 1, 1)\",\"<default>:pitot:gemm[M=64]:none\",\"12.35\"\n";
+  std::string table = ncu_kernel_table(csv);
+  EXPECT_NE(table.find("copy_kernel(float *, int)"), std::string::npos) << table;
+  EXPECT_NE(table.find("2.37 us"), std::string::npos) << table;
+  EXPECT_NE(table.find("copy[n=1024]"), std::string::npos) << table;
+  EXPECT_NE(table.find("gemm[M=64]"), std::string::npos) << table;
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 3);
+  EXPECT_TRUE(ncu_kernel_table("no,kernels\n").empty());
+}
+
+namespace {
+void write_gz(const fs::path& p, const std::string& text) {
+  gzFile gz = gzopen(p.c_str(), "wb");
+  gzwrite(gz, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(gz);
+}
+}  // namespace
+
+TEST(ProfileTrace, MergesProcessesByTimeAndSurvivesACutFile) {
+  fs::path d = temp_dir("trace");
+  write_gz(d / "trace-1.json.gz",
+           "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+           "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"a\"}},\n"
+           "{\"ph\":\"X\",\"cat\":\"nvtx\",\"name\":\"pitot:copy[n=1]\",\"pid\":1,\"tid\":5,\"ts\":100.0,\"dur\":50.0},\n"
+           "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":5,\"ts\":110.0,\"dur\":2.0,\"args\":{\"correlation\":9}},\n"
+           "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"copy\",\"pid\":1,\"tid\":1000000007,\"ts\":120.0,\"dur\":7.5,\"args\":{\"correlation\":9}},\n"
+           "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"outside\",\"pid\":1,\"tid\":1000000007,\"ts\":400.0,\"dur\":1.0,\"args\":{\"correlation\":77}},\n"
+           "{\"ph\":\"M\",\"name\":\"pitot_trace_info\",\"pid\":1,\"args\":{\"pid\":1,\"dropped_records\":3}}\n]}\n");
+  write_gz(d / "trace-2.json.gz",
+           "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+           "{\"ph\":\"X\",\"cat\":\"memcpy\",\"name\":\"Memcpy HtoD\",\"pid\":2,\"tid\":1000000001,\"ts\":105.0,\"dur\":1.0,\"args\":{\"correlation\":1}},\n"
+           "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"cut\",\"pid\":2,\"ts\":1");  // died mid-line
+  TraceStats s = merge_cupti_traces(files_with_suffix(d, ".json.gz"), d / "merged.json.gz");
+  EXPECT_EQ(s.files, 2);
+  EXPECT_EQ(s.processes, 2);
+  EXPECT_EQ(s.kernels, 2);
+  EXPECT_EQ(s.memcpys, 1);
+  EXPECT_EQ(s.broken_lines, 1u);
+  EXPECT_EQ(s.dropped_records, 3u);
+  ASSERT_EQ(s.points.size(), 1u);
+  EXPECT_EQ(s.points[0].name, "copy[n=1]");
+  EXPECT_EQ(s.points[0].kernels, 1);
+  EXPECT_DOUBLE_EQ(s.points[0].gpu_us, 7.5);
+
+  // The merged file is one valid JSON trace, events in time order, metadata first.
+  gzFile gz = gzopen((d / "merged.json.gz").c_str(), "rb");
+  std::string text;
+  char buf[4096];
+  for (int n; (n = gzread(gz, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+  gzclose(gz);
+  auto j = nlohmann::json::parse(text);
+  auto& ev = j["traceEvents"];
+  ASSERT_EQ(ev.size(), 7u);
+  EXPECT_EQ(ev[0]["ph"], "M");
+  double last = -1;
+  for (const auto& e : ev) {
+    if (e["ph"] == "M") continue;
+    EXPECT_GE(e["ts"].get<double>(), last);
+    last = e["ts"].get<double>();
+  }
+  EXPECT_EQ(ev[2]["name"], "pitot:copy[n=1]");
+  EXPECT_EQ(ev[3]["pid"], 2);  // the other process's memcpy at 105 sorts between
+  fs::remove_all(d);
+}
+
+TEST(ProfileTrace, ConcatenatesPerfettoTraces) {
+  fs::path d = temp_dir("pftrace");
+  std::ofstream(d / "a.pftrace") << "AAA";
+  std::ofstream(d / "b.pftrace") << "BB";
+  EXPECT_EQ(merge_perfetto({d / "a.pftrace", d / "b.pftrace"}, d / "all"), 5u);
+  std::ifstream in(d / "all");
+  std::string s((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(s, "AAABB");
+  fs::remove_all(d);
+}
+
+TEST(ProfileProcess, CapturesStreamsExitCodeAndEnvironment) {
+  auto c = run_captured({"/bin/sh", "-c", "echo out; echo err >&2; echo $PITOT_X; exit 3"}, 30, {{"PITOT_X", "set"}});
+  EXPECT_TRUE(c.end.started);
+  EXPECT_TRUE(c.end.exited);
+  EXPECT_EQ(c.end.code, 3);
+  EXPECT_EQ(c.out, "out\nset\n");
+  EXPECT_EQ(c.err, "err\n");
+  EXPECT_EQ(c.end.describe(), "exited with code 3");
+}
+
+TEST(ProfileProcess, EndsAHangingGroupAtTheTimeout) {
+  auto t0 = std::chrono::steady_clock::now();
+  // The shell's child keeps the pipes open too: the whole group must go.
+  auto c = run_captured({"/bin/sh", "-c", "sleep 100 & sleep 100"}, 0.5);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(c.end.timed_out);
+  EXPECT_FALSE(c.end.ok());
+  EXPECT_LT(took, 20);
+  EXPECT_NE(c.end.describe().find("time limit"), std::string::npos) << c.end.describe();
+}
+
+TEST(ProfileProcess, CapsAStreamThatWritesTooMuch) {
+  auto c = run_captured({"/bin/sh", "-c", "head -c 300000 /dev/zero"}, 30, {}, 100000);
+  EXPECT_EQ(c.out.size(), 100000u);
+  EXPECT_EQ(c.end.stdout_bytes, 300000u);
+  EXPECT_EQ(c.end.stdout_cut, 200000u);
+}
+
+TEST(ProfileProcess, ReportsAProgramThatCannotStart) {
+  auto c = run_captured({"/nonexistent/profiler"}, 30);
+  EXPECT_FALSE(c.end.started);
+  EXPECT_NE(c.end.describe().find("/nonexistent/profiler"), std::string::npos) << c.end.describe();
+}
