@@ -338,7 +338,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
                        std::to_string(version) + R"(},"traceEvents":[)" + "\n";
     gzwrite(g_out, head.data(), static_cast<unsigned>(head.size()));
     char meta[512];
-    std::snprintf(meta, sizeof meta, R"({"ph":"M","name":"process_name","pid":%d,"args":{"name":"%s (pid %d)"}})",
+    std::snprintf(meta, sizeof meta, R"x({"ph":"M","name":"process_name","pid":%d,"args":{"name":"%s (pid %d)"}})x",
                   g_pid, escape(self_exe_name().c_str()).c_str(), g_pid);
     emit(meta);
 
