@@ -108,10 +108,11 @@ void exec(State& state, std::function<void(Launch&)> work) {
   state.set_backend_info("timing", json(mode_name(mode)).dump());
   if (rotations > 1) state.set_backend_info("rotations", std::to_string(rotations));
   if (mode == Mode::Cold) state.set_backend_info("flush_bytes", std::to_string(kit.flush_bytes));
-  if (!kit.use_blocker) state.set_backend_info("blocking_kernel", "false");  // a profiler is attached
   state.set_backend_info("event_resolution_seconds", json(kit.event_resolution_seconds).dump());
   HipSampler sampler(kit, mode, work, rotations, options.graph_launches);
   state.run(sampler);
+  // The blocker may have been given up during this point (a tool serializing dispatches).
+  if (!kit.use_blocker) state.set_backend_info("blocking_kernel", "false");
   state.set_backend_info("launches_per_sample", std::to_string(sampler.iterations_per_sample()));
 }
 
@@ -139,8 +140,14 @@ DeviceBackend make_backend() {
   };
   b.range_push = [](const std::string& name) { Roctx::instance().push(name.c_str()); };
   b.range_pop = [] { Roctx::instance().pop(); };
-  b.profiler_start = [] { Roctx::instance().profiler_resume(); };
-  b.profiler_stop = [] { Roctx::instance().profiler_pause(); };
+  b.profiler_start = [] {
+    set_profiling(true);
+    Roctx::instance().profiler_resume();
+  };
+  b.profiler_stop = [] {
+    Roctx::instance().profiler_pause();
+    set_profiling(false);
+  };
   b.device_lost = [] { return device_lost(); };
   return b;
 }

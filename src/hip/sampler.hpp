@@ -39,6 +39,10 @@ struct DeviceKit {
   // queued behind the spinning blocker would wait for it until its timeout.
   bool use_blocker = true;
 };
+// Between profiler start and stop no blocker is queued: profilers may serialize the dispatches they
+// record, and a launch behind the spinning blocker would wait for it.
+void set_profiling(bool on);
+
 // The kit of `device`, made on first use (the calling thread must have selected the device).
 DeviceKit& device_kit(int device);
 

@@ -26,6 +26,7 @@ doc = json.load(open(sys.argv[1]))
 assert doc["device"] is None, f"device facts without a GPU: {doc['device']}"
 [point] = doc["points"]
 assert point["status"] == "failed", point
-assert point["reason"].startswith("copy_kernel[n=2^16]: no AMD GPU"), point["reason"]
+assert point["name"] == "copy_kernel[n=2^16]", point["name"]
+assert point["reason"].startswith("no AMD GPU"), point["reason"]
 PY
 echo "ok: the program says there is no AMD GPU"
