@@ -157,7 +157,9 @@ void merge_into(Folder& out, const Folder& in) {
     o["results"] = results;
     o["result_columns"] = kColumns;
     json durations = o.value("durations", json::object());
-    for (const auto& [k, v] : doc.value("durations", json::object()).items()) durations[k] = v;
+    // A named copy: iterating items() of a temporary would dangle (the loop keeps only the proxy).
+    const json incoming = doc.value("durations", json::object());
+    for (const auto& [k, v] : incoming.items()) durations[k] = v;
     o["durations"] = durations;
     for (const auto& [k, v] : doc["params"].items()) o["params"][k] = v;
   }

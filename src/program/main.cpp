@@ -79,10 +79,18 @@ json device_facts() {
   return b && b->device_facts ? b->device_facts() : json(nullptr);
 }
 
+std::string device_machine_name() {
+  const DeviceBackend* b = device_backend();
+  return b && b->machine_name ? b->machine_name() : "";
+}
+
 void print_list(std::ostream& out, const std::string& program, const std::vector<BenchmarkInfo>& infos,
                 const std::vector<PlannedPoint>& points, bool as_json) {
   if (as_json) {
-    json j = {{"program", program}, {"benchmarks", json::array()}, {"points", json::array()}};
+    // The device facts let a driver name the machine and count GPUs without running a point.
+    json j = {{"program", program}, {"backend", device_backend() ? device_backend()->name : "cpu"},
+              {"device", device_facts()}, {"machine", device_machine_name()},
+              {"benchmarks", json::array()}, {"points", json::array()}};
     for (const auto& b : infos) j["benchmarks"].push_back(to_json(b));
     for (const auto& p : points) j["points"].push_back({{"id", p.id}, {"name", p.name}, {"benchmark", p.def->name}});
     out << j.dump(2) << "\n";
@@ -133,10 +141,7 @@ void write_asv_results(const Options& o, const std::string& program, const std::
   if (dev.is_object())
     for (const auto& [k, v] : dev.items()) run.machine_facts[k] = v.is_string() ? v.get<std::string>() : v.dump();
   run.machine = o.machine;
-  if (run.machine.empty()) {
-    const DeviceBackend* b = device_backend();
-    if (b && b->machine_name) run.machine = b->machine_name();
-  }
+  if (run.machine.empty()) run.machine = device_machine_name();
   if (run.machine.empty()) run.machine = machine_name_from_cpu(run.machine_facts["cpu"]);
   run.machine = checked_name("--machine", run.machine);
   auto commit = git_commit(std::filesystem::current_path(), o.commit.empty() ? "HEAD" : o.commit);
@@ -175,6 +180,7 @@ int run_program(int argc, char** argv) {
   apply_axis_overrides(registry(), o.axis_overrides);
   const auto infos = benchmark_infos(program, registry());
   const auto points = select_points(plan_points(registry()), o);
+  device_options() = o.device;
 
   if (o.list) {
     std::ostringstream text;
@@ -183,7 +189,6 @@ int run_program(int argc, char** argv) {
     return kOk;
   }
   if (points.empty()) throw UsageError("no point matches the selection (see --list)");
-  device_options() = o.device;
 
   // Driver protocol: one JSON line per finished point on a private file descriptor.
   FILE* channel = nullptr;
@@ -192,8 +197,19 @@ int run_program(int argc, char** argv) {
     if (!channel) throw UsageError(fmt::format("PITOT_RESULT_FD={} is not an open file descriptor", fd_text));
   }
   const DeviceBackend* backend = device_backend();
+  // Point threads take turns and the engine thread waits while one runs, so the channel is
+  // never written from two threads at once; the mutex keeps that true if the schedule changes.
+  std::mutex channel_mutex;
+  auto send = [&](const std::string& line) {
+    if (!channel) return;
+    std::lock_guard lock(channel_mutex);
+    std::fputs((line + "\n").c_str(), channel);
+    std::fflush(channel);
+  };
   PointHooks hooks;
   if (backend && backend->bind_thread) hooks.on_thread_start = [backend](const PlannedPoint&) { backend->bind_thread(); };
+  // Tells a driver which points are running, so a crash is charged to them alone.
+  hooks.on_point_begin = [&](const PlannedPoint& p) { send(json{{"type", "start"}, {"id", p.id}}.dump()); };
 
   std::vector<PointResult> results;
   bool any_failed = false;
@@ -223,10 +239,7 @@ int run_program(int argc, char** argv) {
   run_points(program, points, o.run, [&](const PointResult& r) {
     results.push_back(r);
     any_failed |= r.status == PointStatus::Failed;
-    if (channel) {
-      std::fputs((to_json(r).dump() + "\n").c_str(), channel);
-      std::fflush(channel);
-    }
+    send(to_json(r).dump());
     if (progress)
       std::cerr << fmt::format("\r[{}/{}] {:<60.60}", results.size(), points.size(), r.name) << std::flush;
     if (backend && backend->device_lost && backend->device_lost()) {
@@ -241,7 +254,7 @@ int run_program(int argc, char** argv) {
   }, hooks);
   if (progress) std::cerr << "\r" << std::string(80, ' ') << "\r";
   if (channel) {
-    std::fputs("{\"type\":\"done\"}\n", channel);
+    send(R"({"type":"done"})");
     std::fclose(channel);
   }
   write_outputs();
