@@ -106,6 +106,10 @@ void finalize(PointRun& run, const std::string& program) {
   }
   r.stats = compute_stats(r.samples);
   r.tracks = throughput_tracks(r.items, r.bytes, r.flops, r.stats->median);
+  // A device backend that knows its peak memory bandwidth turns GB/s into a roofline fraction.
+  const auto peak = r.backend_info.find("peak_gbytes_per_second");
+  if (peak != r.backend_info.end() && peak->is_number() && peak->get<double>() > 0 && r.bytes > 0)
+    r.tracks.push_back({"percent_of_peak_bandwidth", "%", 100.0 * r.bytes / r.stats->median / 1e9 / peak->get<double>()});
 }
 
 // The body of a point's thread: runs the benchmark function, holding the turn except while

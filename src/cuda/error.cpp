@@ -1,6 +1,7 @@
 #include "cuda/error.hpp"
 
 #include <atomic>
+#include <filesystem>
 
 namespace pitot::cuda {
 namespace {
@@ -49,7 +50,8 @@ void check(cudaError_t status, const char* call, const char* file, int line) {
     (void)cudaGetLastError();  // a non-sticky error must not be reported again by the next check
   }
   std::string where = call ? call : "a CUDA call";
-  if (file) where += std::string(" at ") + file + ":" + std::to_string(line);
+  // The file's name only: results and logs must not carry the build machine's paths.
+  if (file) where += " at " + std::filesystem::path(file).filename().string() + ":" + std::to_string(line);
   throw Error(error_message(status, where), status);
 }
 

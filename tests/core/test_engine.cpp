@@ -191,3 +191,17 @@ TEST(Engine, ShuffledOrderDependsOnTheSeed) {
   EXPECT_EQ(first_point(7), first_point(7));
   EXPECT_NE(first_point(7), first_point(8));
 }
+
+TEST(Engine, PeakBandwidthBecomesARooflineTrack) {
+  std::deque<BenchmarkDef> defs;
+  defs.push_back(make_def("roof", [](State& s) {
+    s.add_bytes(1e9);
+    s.set_backend_info("peak_gbytes_per_second", "4000");
+    s.exec_manual([] { return 0.5e-3; });  // 1e9 bytes in 0.5 ms: 2000 GB/s, half the peak
+  }));
+  auto r = run_all(defs, fast_config()).at("roof");
+  ASSERT_EQ(r.tracks.size(), 2u);
+  EXPECT_EQ(r.tracks[1].name, "percent_of_peak_bandwidth");
+  EXPECT_EQ(r.tracks[1].unit, "%");
+  EXPECT_NEAR(r.tracks[1].value, 50.0, 1e-9);
+}
