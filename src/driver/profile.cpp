@@ -522,7 +522,9 @@ int run(const Options& o) {
       std::cerr << "pitot profile: the working folder is kept at " << layout.work.string() << "\n";
     cleanup();
     if (failed) {
-      std::cerr << fmt::format("pitot profile: {} {}; see summary.txt and stderr.txt in the zip\n", tname, end.describe());
+      // Under cupti the process is the program itself.
+      std::cerr << fmt::format("pitot profile: {} {}; see summary.txt and stderr.txt in the zip\n",
+                               o.tool == Tool::Cupti ? "the program" : tname, end.describe());
       return kFailed;
     }
     if (essential_missing) return kFailed;

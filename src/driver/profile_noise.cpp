@@ -14,6 +14,9 @@ const std::vector<std::regex>& noise_patterns() {
         // ncu: "==PROF== Connected to process ...", "==PROF== Profiling ...", "==WARNING== ..."
         R"(^==PROF==)",
         R"(^==WARNING==)",
+        // ncu's progress when it comes in pieces: "0%....50%....100%", " - 31 passes"
+        R"(^\s*\d+%(\.+\d+%)*\s*$)",
+        R"(^\s*-\s*\d+ pass(es)?\s*$)",
         // nsys: progress and file notices
         R"(^Collecting data\.\.\.\s*$)",
         R"(^Generating '.*'\s*$)",

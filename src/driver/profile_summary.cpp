@@ -98,7 +98,18 @@ std::string ncu_kernel_table(const std::string& raw_csv, std::size_t max_rows) {
     if (u == "msecond") return std::string(" ms");
     if (u == "second") return std::string(" s");
     if (u == "%") return std::string("%");
-    return std::string();
+    if (u.empty() || u.size() > 3) return std::string();  // register/thread and the like
+    return " " + u;
+  };
+  // Numbers to 4 significant digits; anything else as it is.
+  auto number = [](const std::string& text) {
+    try {
+      std::size_t used = 0;
+      double v = std::stod(text, &used);
+      if (used == text.size()) return fmt::format("{:.4g}", v);
+    } catch (const std::exception&) {
+    }
+    return text;
   };
   std::ostringstream out;
   out << fmt::format("{:>4}  {:<48}", "id", "kernel");
@@ -118,7 +129,7 @@ std::string ncu_kernel_table(const std::string& raw_csv, std::size_t max_rows) {
     auto at = [&](int c) { return c >= 0 && c < static_cast<int>(r.size()) ? r[c] : std::string(); };
     out << fmt::format("{:>4}  {:<48}", shorten(at(id_col), 6), shorten(at(name_col), 48));
     for (int c : cols)
-      if (c >= 0) out << fmt::format("  {:>11}", shorten(at(c) + unit_of(c), 11));
+      if (c >= 0) out << fmt::format("  {:>11}", shorten(number(at(c)) + unit_of(c), 11));
     out << "  " << shorten(at(grid_col), 16) << " x " << shorten(at(block_col), 16);
     for (int c : nvtx_columns) {
       auto v = at(c);

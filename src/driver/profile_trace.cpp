@@ -127,9 +127,15 @@ TraceStats merge_cupti_traces(const std::vector<fs::path>& inputs, const fs::pat
       const std::string cat = e.value("cat", "");
       if (cat != "kernel" && cat != "memcpy" && cat != "memset") continue;
       if (e.value("pid", 0) != s.pid || !e.contains("args") || !e["args"].contains("correlation")) continue;
+      // By the call that launched it; work launched through a call the trace does not hold (a
+      // library calling the driver API, e.g. cuBLASLt) counts when it ran inside the range.
       auto call = calls.find({s.pid, e["args"]["correlation"].get<std::int64_t>()});
-      if (call == calls.end() || call->second.tid != tid || call->second.ts < begin || call->second.ts > end) continue;
       const double dur = e.value("dur", 0.0);
+      if (call != calls.end()) {
+        if (call->second.tid != tid || call->second.ts < begin || call->second.ts > end) continue;
+      } else if (ts_of(e) < begin || ts_of(e) + dur > end) {
+        continue;
+      }
       s.gpu_us += dur;
       (cat == "kernel" ? s.kernels : cat == "memcpy" ? s.memcpys : s.memsets)++;
       work.emplace_back(e.value("name", ""), dur);
