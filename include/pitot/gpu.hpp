@@ -44,7 +44,11 @@
 #define gpuEvent_t PITOT_GPU_PREFIX(Event_t)
 #define gpuGraph_t PITOT_GPU_PREFIX(Graph_t)
 #define gpuGraphExec_t PITOT_GPU_PREFIX(GraphExec_t)
-#define gpuDeviceProp_t PITOT_GPU_PREFIX(DeviceProp_t)
+#if PITOT_GPU_HIP
+#define gpuDeviceProp_t hipDeviceProp_t
+#else
+#define gpuDeviceProp_t cudaDeviceProp
+#endif
 
 // Constants.
 #define gpuSuccess PITOT_GPU_PREFIX(Success)
@@ -61,6 +65,8 @@
 #define gpuFree PITOT_GPU_PREFIX(Free)
 #define gpuMemcpy PITOT_GPU_PREFIX(Memcpy)
 #define gpuMemcpyAsync PITOT_GPU_PREFIX(MemcpyAsync)
+#define gpuMemcpy2D PITOT_GPU_PREFIX(Memcpy2D)
+#define gpuMemcpy2DAsync PITOT_GPU_PREFIX(Memcpy2DAsync)
 #define gpuMemset PITOT_GPU_PREFIX(Memset)
 #define gpuMemsetAsync PITOT_GPU_PREFIX(MemsetAsync)
 #define gpuMemGetInfo PITOT_GPU_PREFIX(MemGetInfo)
@@ -103,12 +109,16 @@
 #define gpuDevAttrMaxSharedMemoryPerBlock hipDeviceAttributeMaxSharedMemoryPerBlock
 #define gpuDevAttrClockRate hipDeviceAttributeClockRate
 #define gpuDevAttrWarpSize hipDeviceAttributeWarpSize
+#define gpuDevAttrComputeCapabilityMajor hipDeviceAttributeComputeCapabilityMajor  // gfx version: 9(.4) on gfx942
+#define gpuDevAttrComputeCapabilityMinor hipDeviceAttributeComputeCapabilityMinor
 #else
 #define gpuDevAttrMultiProcessorCount cudaDevAttrMultiProcessorCount
 #define gpuDevAttrL2CacheSize cudaDevAttrL2CacheSize
 #define gpuDevAttrMaxSharedMemoryPerBlock cudaDevAttrMaxSharedMemoryPerBlock
 #define gpuDevAttrClockRate cudaDevAttrClockRate
 #define gpuDevAttrWarpSize cudaDevAttrWarpSize
+#define gpuDevAttrComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
+#define gpuDevAttrComputeCapabilityMinor cudaDevAttrComputeCapabilityMinor
 #endif
 
 // Check a runtime call in benchmark code: PITOT_GPU_CHECK(gpuMalloc(&p, bytes));
@@ -159,7 +169,8 @@ __host__ __device__ inline float float_from_bf16(gpu_bfloat16 value) {
 // Lanes of a warp (CUDA: 32) or wavefront (AMD CDNA: 64, RDNA: 32) in device code.
 __device__ inline int warp_size() { return warpSize; }
 
-// The value of lane (this lane ^ lane_mask), all lanes taking part.
+// The value of lane (this lane ^ lane_mask), all lanes taking part. A reduction written for 32
+// lanes (offsets 16, 8, ..., 1) stays correct on a 64-lane wavefront: each half reduces alone.
 template <class T>
 __device__ inline T shfl_xor(T value, int lane_mask) {
 #if PITOT_GPU_HIP

@@ -1,18 +1,24 @@
 # cmake -DFIRST=<program> -DSECOND=<program> -DOUT=<dir> -P same_points.cmake
-# Fails unless both programs' `--list --json` are identical (same program name, benchmarks, points).
+# Fails unless both programs' `--list --json` are the same (program name, benchmarks, points) apart
+# from the backend each was built for.
 file(MAKE_DIRECTORY ${OUT})
 foreach(which FIRST SECOND)
   execute_process(COMMAND ${${which}} --list --json ${OUT}/${which}.json RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${${which}} --list --json exited ${rc}")
   endif()
-  file(READ ${OUT}/${which}.json ${which}_text)
+  file(READ ${OUT}/${which}.json text)
+  string(JSON ${which}_backend ERROR_VARIABLE no_backend GET "${text}" backend)
+  string(JSON ${which}_text ERROR_VARIABLE ignored REMOVE "${text}" backend)
 endforeach()
 if(NOT FIRST_text STREQUAL SECOND_text)
   message(FATAL_ERROR "the two builds list different points:\n${FIRST}:\n${FIRST_text}\n${SECOND}:\n${SECOND_text}")
+endif()
+if(FIRST_backend STREQUAL SECOND_backend AND NOT FIRST_backend STREQUAL "")
+  message(FATAL_ERROR "both builds say backend ${FIRST_backend}")
 endif()
 string(LENGTH "${FIRST_text}" length)
 if(length LESS 100)
   message(FATAL_ERROR "suspiciously short listing: ${FIRST_text}")
 endif()
-message(STATUS "same points in both builds")
+message(STATUS "same points in both builds (backends: ${FIRST_backend}, ${SECOND_backend})")
