@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
 
 #include "hip/facts.hpp"
 
@@ -72,7 +73,8 @@ void check(hipError_t status, const char* call, const char* file, int line) {
     (void)hipGetLastError();  // a non-sticky error must not be reported again by the next check
   }
   std::string where = call ? call : "a HIP call";
-  if (file) where += std::string(" at ") + file + ":" + std::to_string(line);
+  // The file's name only: results and logs must not carry the build machine's paths.
+  if (file) where += " at " + std::filesystem::path(file).filename().string() + ":" + std::to_string(line);
   throw Error(error_message(status, where), status);
 }
 
