@@ -2,9 +2,12 @@
 # pitot compare end to end: the sample database, bad input, two runs of the example program with
 # one point planted slower (as pitot JSON and through an asv database), and the asv helper's
 # message when asv is missing.
-# usage: compare_cli.sh PITOT BENCH_EXAMPLES DATA_DIR PITOT_ASV
+# With asv installed (the asv tests' virtualenv, <build>/.venv-asv, or $PITOT_ASV_VENV), the helper
+# also runs the real asv show/compare/publish on the sample database.
+# usage: compare_cli.sh PITOT BENCH_EXAMPLES DATA_DIR PITOT_ASV BUILD_DIR
 set -uo pipefail
-pitot=$1 bench=$2 data=$3 pitot_asv=$4
+absolute() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+pitot=$(absolute "$1") bench=$(absolute "$2") data=$(absolute "$3") pitot_asv=$(absolute "$4") build=$(absolute "$5")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -77,6 +80,47 @@ code=$?
 [ $code -ne 0 ] || fail "pitot-asv without asv should fail"
 grep -q "pip install asv==0.6.6" "$tmp/err" || fail "pitot-asv: no install command in: $(cat "$tmp/err")"
 "$pitot_asv" --help >/dev/null 2>&1 || fail "pitot-asv --help"
+
+# 5. The helper with the real asv, on the sample database and a repository holding its commits
+#    (the same fixed commits as shared/asv-sample/make-repo.sh makes).
+asv=${PITOT_ASV_VENV:-$build/.venv-asv}/bin/asv
+if [ -x "$asv" ]; then
+  sample=$tmp/sample
+  mkdir -p "$sample"
+  cp -r "$data/results" "$sample/results"
+  (
+    mkdir "$sample/repo" && cd "$sample/repo"
+    export GIT_AUTHOR_NAME="asv sample" GIT_AUTHOR_EMAIL="sample@example.invalid"
+    export GIT_COMMITTER_NAME="asv sample" GIT_COMMITTER_EMAIL="sample@example.invalid"
+    export GIT_CONFIG_NOSYSTEM=1 HOME="$sample/repo"
+    git init -q && git symbolic-ref HEAD refs/heads/main
+    printf 'int main() { return 0; }\n' > main.cpp && git add main.cpp
+    GIT_AUTHOR_DATE="2024-01-01T00:00:00+0000" GIT_COMMITTER_DATE="2024-01-01T00:00:00+0000" \
+      git -c commit.gpgsign=false commit -q -m "first commit"
+    printf 'int main() { return 1; }\n' > main.cpp && git add main.cpp
+    GIT_AUTHOR_DATE="2024-01-02T00:00:00+0000" GIT_COMMITTER_DATE="2024-01-02T00:00:00+0000" \
+      git -c commit.gpgsign=false commit -q -m "second commit"
+  )
+  cat > "$sample/asv.conf.json" <<'JSON'
+{
+  // asv reads this with json5: comments are fine
+  "version": 1, "project": "sample", "repo": "repo", "branches": ["main"], "dvcs": "git",
+  "environment_type": "existing", "results_dir": "results", "html_dir": "html"
+}
+JSON
+  mkdir -p "$sample/deeper/folder"
+  # The config is found from a folder below it.
+  (cd "$sample/deeper/folder" && PITOT_ASV=$asv "$pitot_asv" compare 0d9a5811 90932e64) >"$tmp/asv.out" 2>&1 ||
+    fail "pitot-asv compare: $(tail -5 "$tmp/asv.out")"
+  grep -q "^| + .*time_sort(100000, 'std::sort')" "$tmp/asv.out" || fail "asv compare shows no regression: $(cat "$tmp/asv.out")"
+  PITOT_ASV=$asv "$pitot_asv" --config "$sample/asv.conf.json" show 90932e64 >"$tmp/asv.out" 2>&1 ||
+    fail "pitot-asv show: $(tail -5 "$tmp/asv.out")"
+  PITOT_ASV=$asv "$pitot_asv" --config "$sample/asv.conf.json" publish >"$tmp/asv.out" 2>&1 ||
+    fail "pitot-asv publish: $(tail -5 "$tmp/asv.out")"
+  [ -f "$sample/html/index.json" ] || fail "pitot-asv publish wrote no html/index.json"
+else
+  echo "compare_cli: no asv at $asv; the real-asv part of the helper check is left out"
+fi
 
 if [ $failures -gt 0 ]; then
   echo "compare_cli: $failures check(s) failed"
