@@ -14,6 +14,10 @@ install(TARGETS ${_pitot_install_targets} EXPORT pitotTargets
 if(TARGET pitot_driver)
   install(TARGETS pitot_driver RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+if(TARGET pitot_cupti)
+  # pitot looks for its tracer at ../lib/pitot/ beside its own binary: a literal path, not the libdir.
+  install(TARGETS pitot_cupti LIBRARY DESTINATION lib/pitot)
+endif()
 install(DIRECTORY include/pitot DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT pitotTargets NAMESPACE pitot:: DESTINATION ${PITOT_CMAKE_DIR})
 configure_package_config_file(cmake/pitotConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/pitotConfig.cmake

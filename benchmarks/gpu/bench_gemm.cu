@@ -94,7 +94,7 @@ void run_gemm(pitot::State& state, const Gemm& g) {
   // 0.25 (A) and 0.5 (W), so the scales visibly matter. The output starts as noise.
   DeviceArray<std::uint8_t> a(a_elems * static_cast<std::int64_t>(in_size)), w(w_elems * static_cast<std::int64_t>(in_size));
   DeviceArray<__nv_bfloat16> c(c_elems);
-  DeviceArray<float> scales(2);
+  DeviceArray<float> scales(8);  // A's scale at [0], W's at [4]: each pointer 16-byte aligned
   DeviceArray<std::uint8_t> workspace(kWorkspaceBytes);
   const float a_scale = fp8 ? 0.25f : 1.0f, w_scale = fp8 ? 0.5f : 1.0f;
   if (fp8) {
@@ -106,7 +106,7 @@ void run_gemm(pitot::State& state, const Gemm& g) {
   }
   suite::fill_uniform(c.get(), c_elems, -1, 1, 43);
   suite::fill_value(scales.get(), 1, a_scale);
-  suite::fill_value(scales.get() + 1, 1, w_scale);
+  suite::fill_value(scales.get() + 4, 1, w_scale);
 
   cublasLtMatmulDesc_t raw_desc = nullptr;
   SUITE_CUBLAS_CHECK(cublasLtMatmulDescCreate(&raw_desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
@@ -115,7 +115,7 @@ void run_gemm(pitot::State& state, const Gemm& g) {
   set(raw_desc, CUBLASLT_MATMUL_DESC_TRANSB, cublasOperation_t{CUBLAS_OP_N});
   if (fp8) {
     // cuBLAS's A is our W and its B our A.
-    set(raw_desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const float*>(scales.get() + 1));
+    set(raw_desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const float*>(scales.get() + 4));
     set(raw_desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const float*>(scales.get()));
   }
   const Layout w_layout = layout(in_type, g.k, g.n, g.batch, g.n * g.k);
@@ -128,10 +128,14 @@ void run_gemm(pitot::State& state, const Gemm& g) {
   const std::uint64_t workspace_bytes = kWorkspaceBytes;
   SUITE_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(raw_pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                           &workspace_bytes, sizeof workspace_bytes));
-  cublasLtMatmulHeuristicResult_t heuristic{};
+  // Several candidates: cuBLASLt's heuristic can offer an algorithm that cublasLtMatmul then
+  // refuses (seen for FP8 on an H200), so the first candidate that runs is the one timed.
+  constexpr int kCandidates = 8;
+  cublasLtMatmulHeuristicResult_t heuristics[kCandidates] = {};
   int found = 0;
   const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(lt_handle(), raw_desc, w_layout.get(), a_layout.get(),
-                                                               c_layout.get(), c_layout.get(), raw_pref, 1, &heuristic, &found);
+                                                               c_layout.get(), c_layout.get(), raw_pref, kCandidates,
+                                                               heuristics, &found);
   if (status == CUBLAS_STATUS_NOT_SUPPORTED || (status == CUBLAS_STATUS_SUCCESS && found == 0)) {
     state.skip("cuBLASLt has no algorithm for this shape and type on this GPU");
     return;
@@ -139,12 +143,22 @@ void run_gemm(pitot::State& state, const Gemm& g) {
   SUITE_CUBLAS_CHECK(status);
 
   const float alpha = 1.0f, beta = 0.0f;
-  auto matmul = [&](cudaStream_t stream) {
-    SUITE_CUBLAS_CHECK(cublasLtMatmul(lt_handle(), raw_desc, &alpha, w.get(), w_layout.get(), a.get(), a_layout.get(),
-                                      &beta, c.get(), c_layout.get(), c.get(), c_layout.get(), &heuristic.algo,
-                                      workspace.get(), kWorkspaceBytes, stream));
+  const cublasLtMatmulAlgo_t* algo = nullptr;
+  auto try_matmul = [&](const cublasLtMatmulAlgo_t& candidate, cudaStream_t stream) {
+    return cublasLtMatmul(lt_handle(), raw_desc, &alpha, w.get(), w_layout.get(), a.get(), a_layout.get(), &beta,
+                          c.get(), c_layout.get(), c.get(), c_layout.get(), &candidate, workspace.get(),
+                          kWorkspaceBytes, stream);
   };
-  matmul(nullptr);
+  for (int i = 0; i < found && !algo; ++i) {
+    const cublasStatus_t run = try_matmul(heuristics[i].algo, nullptr);
+    if (run == CUBLAS_STATUS_SUCCESS) algo = &heuristics[i].algo;
+    else if (run != CUBLAS_STATUS_NOT_SUPPORTED) SUITE_CUBLAS_CHECK(run);
+  }
+  if (!algo) {
+    state.skip("cuBLASLt refused all " + std::to_string(found) + " algorithms its heuristic offered (NOT_SUPPORTED)");
+    return;
+  }
+  auto matmul = [&](cudaStream_t stream) { SUITE_CUBLAS_CHECK(try_matmul(*algo, stream)); };
   PITOT_CUDA_CHECK(cudaDeviceSynchronize());
 
   // Check 8 rows x 16 columns of C in the first and the last group.

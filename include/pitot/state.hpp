@@ -36,6 +36,9 @@ class Sampler {
   // Run the work untimed until warm (at least once), and choose iterations per sample.
   virtual void warmup(double warmup_seconds, double min_sample_seconds) = 0;
   virtual Sample sample() = 0;
+  // Profile mode: the work once and nothing else (no flush or clock kernels), so a profiler's
+  // capture range holds exactly the author's launches. Device samplers wait for it to finish.
+  virtual void run_once() { (void)sample(); }
   virtual std::int64_t iterations_per_sample() const = 0;
   // Called once when sampling ends (release buffers, streams).
   virtual void finish() {}

@@ -324,6 +324,11 @@ Sample CudaSampler::sample() {
   return s;
 }
 
+void CudaSampler::run_once() {
+  launch_work();
+  PITOT_CUDA_TRY(cudaStreamSynchronize(stream_));
+}
+
 // SM clock over the sample / nominal clock, from the multiprocessors both probes ran on
 // (clock64 counts per multiprocessor, so the two reads must come from the same one).
 double CudaSampler::sm_clock_ratio(std::uint64_t sequence) const {

@@ -57,6 +57,7 @@ class CudaSampler final : public Sampler {
   const char* backend() const override { return "cuda"; }
   void warmup(double warmup_seconds, double min_sample_seconds) override;
   Sample sample() override;
+  void run_once() override;
   std::int64_t iterations_per_sample() const override { return count_ * batches_; }
   void finish() override;
 
