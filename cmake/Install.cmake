@@ -7,6 +7,9 @@ set(_pitot_install_targets pitot pitot_main)
 if(TARGET pitot_cuda)
   list(APPEND _pitot_install_targets pitot_cuda)
 endif()
+if(TARGET pitot_hip)
+  list(APPEND _pitot_install_targets pitot_hip)
+endif()
 install(TARGETS ${_pitot_install_targets} EXPORT pitotTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -25,5 +28,7 @@ configure_package_config_file(cmake/pitotConfig.cmake.in ${CMAKE_CURRENT_BINARY_
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/pitotConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/pitotConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/pitotConfigVersion.cmake
-              cmake/PitotBenchmark.cmake
+              cmake/PitotBenchmark.cmake cmake/PitotHip.cmake
         DESTINATION ${PITOT_CMAKE_DIR})
+# The asv helper (scripts/pitot-asv) beside the driver.
+install(PROGRAMS scripts/pitot-asv DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -2,7 +2,7 @@
 # Command two of the README: install what is missing, build everything, run all tests.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/install-deps.sh"
+"$root/scripts/install-deps.sh" --with-hip
 export PITOT_BUILD_DIR=${PITOT_BUILD_DIR:-$root/build}
 "$root/scripts/build.sh" -DPITOT_WERROR=ON -DPITOT_BUILD_TESTS=ON
 cd "$PITOT_BUILD_DIR"

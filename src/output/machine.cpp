@@ -200,6 +200,9 @@ std::map<std::string, std::string> build_requirements() {
 #if defined(PITOT_CUDA_VERSION)
   req["cuda"] = PITOT_CUDA_VERSION;
 #endif
+#if defined(PITOT_HIP_VERSION)
+  req["hip"] = PITOT_HIP_VERSION;
+#endif
   return req;
 }
 
@@ -207,6 +210,7 @@ std::string build_env_name() {
   auto req = build_requirements();
   std::string name = "cpp-" + req["compiler"] + "-" + req["build_type"];
   if (req.count("cuda")) name += "-cuda" + req["cuda"];
+  if (req.count("hip")) name += "-hip" + req["hip"];
   std::string safe;
   for (char c : name) {
     bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
