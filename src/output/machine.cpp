@@ -89,7 +89,12 @@ std::map<std::string, std::string> host_facts() {
   struct utsname u {};
   if (uname(&u) == 0) {
     facts["arch"] = u.machine;
-    facts["os"] = std::string(u.sysname) + " " + u.release;
+    // Kernel major.minor only: results params become asv graph lines, and a build suffix that
+    // changes with every VM image (6.18.44-fc-v657-gpu) would split one runner's history.
+    std::string release = u.release;
+    const auto first_dot = release.find('.');
+    const auto second_dot = first_dot == std::string::npos ? first_dot : release.find_first_not_of("0123456789", first_dot + 1);
+    facts["os"] = std::string(u.sysname) + " " + release.substr(0, second_dot);
   }
   std::string cpu = proc_field("/proc/cpuinfo", "model name");
   if (cpu.empty()) cpu = proc_field("/proc/cpuinfo", "Model");  // some ARM kernels

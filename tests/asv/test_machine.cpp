@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +22,10 @@ TEST(HostFacts, HasTheKeysAsvMachineAsksFor) {
   EXPECT_GE(std::stoi(facts["num_cpu"]), 1);
   EXPECT_TRUE(facts["ram"].ends_with("GB")) << facts["ram"];
   EXPECT_TRUE(facts["os"].starts_with("Linux ")) << facts["os"];
+  // Kernel major.minor only ("Linux 6.1"): a patch or build suffix would split asv's history.
+  const std::string version = facts["os"].substr(6);
+  EXPECT_EQ(std::count(version.begin(), version.end(), '.'), 1) << facts["os"];
+  EXPECT_EQ(version.find_first_not_of("0123456789."), std::string::npos) << facts["os"];
 }
 
 TEST(MachineName, FromCpuModels) {
