@@ -1,8 +1,10 @@
 // Host number formats: they decode what the GPU holds, so they must agree with CUDA bit for bit.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <stdexcept>
 
 #include "numerics.hpp"
@@ -81,6 +83,49 @@ TEST(Fp8, SpacingMatchesNeighbours) {
   EXPECT_FLOAT_EQ(suite::fp8_spacing(1.0f, Fp8::E5M2), 0.25f);
   EXPECT_EQ(suite::fp8_format("e5m2"), Fp8::E5M2);
   EXPECT_THROW(suite::fp8_format("e3m4"), std::invalid_argument);
+}
+
+// encode_fp8 / decode_fp8 (integer arithmetic, what the HIP kernels run) against the reference.
+TEST(Fp8Software, DecodesEveryCodeAsTheReference) {
+  for (Fp8 format : {Fp8::E4M3, Fp8::E5M2})
+    for (int code = 0; code < 256; ++code) {
+      const auto bits = static_cast<std::uint8_t>(code);
+      const float want = suite::float_from_fp8(bits, format), got = suite::decode_fp8(bits, format);
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got)) << suite::fp8_name(format) << " code " << code;
+        EXPECT_EQ(std::signbit(got), std::signbit(want)) << suite::fp8_name(format) << " code " << code;
+      } else {
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(got), std::bit_cast<std::uint32_t>(want))
+            << suite::fp8_name(format) << " code " << code;
+      }
+    }
+}
+
+TEST(Fp8Software, EncodesAsTheReference) {
+  auto expect_same = [](float x, Fp8 format) {
+    ASSERT_EQ(suite::encode_fp8(x, format), suite::fp8_from_float(x, format))
+        << suite::fp8_name(format) << " x = " << x << " (bits 0x" << std::hex << std::bit_cast<std::uint32_t>(x) << ")";
+  };
+  std::mt19937 random(12345);
+  for (Fp8 format : {Fp8::E4M3, Fp8::E5M2}) {
+    // Every bf16 value (all exponents, NaNs and infinities included).
+    for (std::uint32_t high = 0; high < 0x10000; ++high) expect_same(std::bit_cast<float>(high << 16), format);
+    // Each FP8 value, the midpoints to its neighbours (ties) and one float either side of them.
+    for (int code = 0; code < 0x7F; ++code) {
+      const float v = suite::float_from_fp8(static_cast<std::uint8_t>(code), format);
+      const float next = suite::float_from_fp8(static_cast<std::uint8_t>(code + 1), format);
+      if (!std::isfinite(v)) continue;
+      const float mid = std::isfinite(next) ? (v + next) / 2 : v * 1.0625f;
+      for (float x : {v, mid, std::nextafter(mid, 0.0f), std::nextafter(mid, INFINITY)}) {
+        expect_same(x, format);
+        expect_same(-x, format);
+      }
+    }
+    // Random bit patterns, and random values in the FP8 range.
+    for (int i = 0; i < 200000; ++i) expect_same(std::bit_cast<float>(static_cast<std::uint32_t>(random())), format);
+    std::uniform_real_distribution<float> in_range(-2 * suite::fp8_max(format), 2 * suite::fp8_max(format));
+    for (int i = 0; i < 200000; ++i) expect_same(in_range(random), format);
+  }
 }
 
 TEST(Random, UniformIsReproducibleInRangeAndNotConstant) {

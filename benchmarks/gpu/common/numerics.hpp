@@ -4,10 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
-// Functions usable from both host and device code (the random fill).
-#if defined(__CUDACC__)
+// Functions usable from both host and device code (the random fill, the software FP8 conversions).
+#if defined(__CUDACC__) || defined(__HIP__)
 #define SUITE_HOST_DEVICE __host__ __device__
 #else
 #define SUITE_HOST_DEVICE
@@ -29,6 +30,78 @@ std::uint8_t fp8_from_float(float x, Fp8 format);
 float float_from_fp8(std::uint8_t bits, Fp8 format);
 // Distance between adjacent FP8 values around |x| (the subnormal step below the normal range).
 float fp8_spacing(float x, Fp8 format);
+
+// The same conversions as fp8_from_float / float_from_fp8 (bit for bit: tests/suite checks it), in
+// integer arithmetic that device code can run. The HIP kernels use them: ROCm 5 has no FP8 types,
+// and MI300's hardware FP8 is the FNUZ variant, not the OCP formats CUDA's conversions produce.
+// std::bit_cast is host-only for nvcc; memcpy is a builtin for every compiler here, host and device.
+SUITE_HOST_DEVICE inline std::uint32_t float_bits(float x) {
+  std::uint32_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  return bits;
+}
+SUITE_HOST_DEVICE inline float float_with_bits(std::uint32_t bits) {
+  float x;
+  memcpy(&x, &bits, sizeof x);
+  return x;
+}
+
+SUITE_HOST_DEVICE inline std::uint32_t shift_right_to_nearest_even(std::uint32_t value, int shift) {
+  if (shift <= 0) return value;
+  if (shift > 31) return 0;  // below half of the smallest step
+  const std::uint32_t kept = value >> shift;
+  const std::uint32_t rest = value & ((1u << shift) - 1);
+  const std::uint32_t half = 1u << (shift - 1);
+  return kept + ((rest > half || (rest == half && (kept & 1))) ? 1 : 0);
+}
+
+// Round to nearest even, saturating to the largest finite value (as __NV_SATFINITE); NaN stays NaN.
+SUITE_HOST_DEVICE inline std::uint8_t encode_fp8(float x, Fp8 format) {
+  const int mantissa_bits = format == Fp8::E4M3 ? 3 : 2;
+  const int bias = format == Fp8::E4M3 ? 7 : 15;
+  const std::uint32_t max_code = format == Fp8::E4M3 ? 0x7E : 0x7B;  // 448 and 57344
+  const std::uint32_t bits = float_bits(x);
+  const auto sign = static_cast<std::uint8_t>((bits >> 24) & 0x80);
+  const std::uint32_t magnitude = bits & 0x7FFFFFFF;
+  if (magnitude > 0x7F800000) return static_cast<std::uint8_t>(sign | 0x7F);       // NaN
+  if (magnitude == 0x7F800000) return static_cast<std::uint8_t>(sign | max_code);  // inf saturates
+  const int field = static_cast<int>(magnitude >> 23);
+  const int exponent = field == 0 ? -126 : field - 127;
+  const int min_exponent = 1 - bias;  // of the smallest normal FP8 value
+  std::uint32_t code;
+  if (exponent >= min_exponent) {
+    // Round exponent and mantissa together (a carry moves up the exponent), then rebias.
+    code = shift_right_to_nearest_even(magnitude, 23 - mantissa_bits) -
+           (static_cast<std::uint32_t>(127 - bias) << mantissa_bits);
+  } else {
+    // Subnormal in FP8: a count of the smallest step 2^(min_exponent - mantissa_bits).
+    const std::uint32_t significand = field == 0 ? (magnitude & 0x7FFFFF) : ((magnitude & 0x7FFFFF) | 0x800000);
+    code = shift_right_to_nearest_even(significand, 23 + min_exponent - mantissa_bits - exponent);
+  }
+  if (code > max_code) code = max_code;
+  return static_cast<std::uint8_t>(sign | code);
+}
+
+SUITE_HOST_DEVICE inline float decode_fp8(std::uint8_t bits, Fp8 format) {
+  const int mantissa_bits = format == Fp8::E4M3 ? 3 : 2;
+  const int bias = format == Fp8::E4M3 ? 7 : 15;
+  const std::uint32_t sign = static_cast<std::uint32_t>(bits & 0x80) << 24;
+  const int field = (bits & 0x7F) >> mantissa_bits;
+  const std::uint32_t mantissa = bits & ((1u << mantissa_bits) - 1);
+  std::uint32_t magnitude;
+  if (format == Fp8::E4M3 && (bits & 0x7F) == 0x7F) {
+    magnitude = 0x7FC00000;  // NaN
+  } else if (format == Fp8::E5M2 && field == 31) {
+    magnitude = mantissa == 0 ? 0x7F800000 : 0x7FC00000;  // inf, NaN
+  } else if (field == 0) {
+    // mantissa * 2^(1 - bias - mantissa_bits): exact in float.
+    const float step = float_with_bits(static_cast<std::uint32_t>(127 + 1 - bias - mantissa_bits) << 23);
+    magnitude = float_bits(static_cast<float>(mantissa) * step);
+  } else {
+    magnitude = (static_cast<std::uint32_t>(field - bias + 127) << 23) | (mantissa << (23 - mantissa_bits));
+  }
+  return float_with_bits(sign | magnitude);
+}
 
 // A reproducible uniform value in [lo, hi) for element `index` of the buffer seeded `seed`:
 // the device fills buffers with it and tests can predict them.
