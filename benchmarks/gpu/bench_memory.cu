@@ -1,11 +1,13 @@
 // Memory bandwidth: the ceiling every other result of the suite is read against.
 //   copy:   out = in                 (2 bytes moved per byte of array)
 //   triad:  a = b + s * c            (STREAM's triad, 3 per byte)
-//   memcpy: cudaMemcpyAsync device to device, the driver's own copy, for comparison
+//   memcpy: cudaMemcpyAsync (hipMemcpyAsync) device to device, the driver's own copy, for comparison
 // over arrays of 1 MiB (inside the L2) to 1 GiB (far beyond it). The timing mode comes from the
 // command line: --timing cold (the default) flushes the L2 before every launch, so every size
 // measures DRAM; --timing hot launches back to back, so the small sizes show the L2.
+// Portable: built by nvcc and by hipcc (<pitot/gpu.hpp>).
 #include <pitot/pitot.hpp>
+#include <pitot/gpu.hpp>
 
 #include <cstdint>
 #include <stdexcept>
@@ -77,9 +79,9 @@ __global__ void find_mismatches(const float* got, const float* b, const float* c
 void check_all(const char* what, const float* got, const float* b, const float* c, float s, std::int64_t n) {
   DeviceArray<Mismatches> result(1);
   const Mismatches none{0, ~0ull};
-  PITOT_CUDA_CHECK(cudaMemcpy(result.get(), &none, sizeof none, cudaMemcpyHostToDevice));
+  PITOT_GPU_CHECK(gpuMemcpy(result.get(), &none, sizeof none, gpuMemcpyHostToDevice));
   find_mismatches<<<1024, kBlock>>>(got, b, c, s, c != nullptr, n, result.get());
-  PITOT_CUDA_CHECK(cudaGetLastError());
+  PITOT_GPU_CHECK(gpuGetLastError());
   const Mismatches m = suite::to_host(result.get(), 1)[0];
   if (m.count == 0) return;
   const auto i = static_cast<std::int64_t>(m.first);
@@ -104,7 +106,7 @@ void copy(pitot::State& state) {
   const auto* in4 = reinterpret_cast<const float4*>(in.get());
   auto* out4 = reinterpret_cast<float4*>(out.get());
   copy_kernel<<<tiles_for(n / 4), kBlock>>>(in4, out4, n / 4);
-  PITOT_CUDA_CHECK(cudaGetLastError());
+  PITOT_GPU_CHECK(gpuGetLastError());
   check_all("copy", out.get(), in.get(), nullptr, 0, n);
 
   state.add_bytes(2.0 * static_cast<double>(in.bytes()));
@@ -123,7 +125,7 @@ void triad(pitot::State& state) {
   const auto* b4 = reinterpret_cast<const float4*>(b.get());
   const auto* c4 = reinterpret_cast<const float4*>(c.get());
   triad_kernel<<<tiles_for(n / 4), kBlock>>>(a4, b4, c4, s, n / 4);
-  PITOT_CUDA_CHECK(cudaGetLastError());
+  PITOT_GPU_CHECK(gpuGetLastError());
   check_all("triad", a.get(), b.get(), c.get(), s, n);
 
   state.add_bytes(3.0 * static_cast<double>(a.bytes()));
@@ -136,12 +138,12 @@ void memcpy_async(pitot::State& state) {
   DeviceArray<float> in(n), out(n);
   suite::fill_uniform(in.get(), n, -1, 1, 6);
   suite::fill_uniform(out.get(), n, -1, 1, 7);
-  PITOT_CUDA_CHECK(cudaMemcpy(out.get(), in.get(), in.bytes(), cudaMemcpyDeviceToDevice));
+  PITOT_GPU_CHECK(gpuMemcpy(out.get(), in.get(), in.bytes(), gpuMemcpyDeviceToDevice));
   check_all("memcpy", out.get(), in.get(), nullptr, 0, n);
 
   state.add_bytes(2.0 * static_cast<double>(in.bytes()));
   state.exec([&](pitot::Launch& l) {
-    PITOT_CUDA_CHECK(cudaMemcpyAsync(out.get(), in.get(), in.bytes(), cudaMemcpyDeviceToDevice, l.stream()));
+    PITOT_GPU_CHECK(gpuMemcpyAsync(out.get(), in.get(), in.bytes(), gpuMemcpyDeviceToDevice, l.stream()));
   });
 }
 PITOT_BENCHMARK(memcpy_async).axis_pow2("bytes", {20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30});

@@ -2,9 +2,9 @@
 // pitot's own kernels, one block per row, the row held in registers between the reduction and
 // the write: each byte is read once and written once, so GB/s is read against the copy ceiling
 // (bench_memory). Hidden sizes come from the models of the shape table.
+// Portable: built by nvcc and by hipcc (<pitot/gpu.hpp>); only the bf16 packing differs.
 #include <pitot/pitot.hpp>
-
-#include <cuda_bf16.h>
+#include <pitot/gpu.hpp>
 
 #include <cstdint>
 #include <string>
@@ -23,6 +23,7 @@ constexpr int kVec = 8;               // bf16 values per 16-byte load
 constexpr int kMaxVecsPerThread = 8;  // rows up to 256 * 8 * 8 = 16384 values stay in registers
 constexpr float kEps = 1e-5f;
 
+#if PITOT_GPU_CUDA
 struct alignas(16) Bf16x8 {
   __nv_bfloat162 pair[4];
 };
@@ -36,9 +37,31 @@ __device__ void unpack(const Bf16x8& in, float (&out)[kVec]) {
   }
 }
 
-// Sum over the block; every thread gets the total. `scratch` holds one float per warp.
+// Values 2p and 2p + 1 of `out`, rounded to nearest even.
+__device__ void pack_pair(Bf16x8& out, int p, float first, float second) {
+  out.pair[p] = __floats2bfloat162_rn(first, second);
+}
+#else
+// ROCm 5 has no bf16x2 type: eight scalars, still one 16-byte load or store.
+struct alignas(16) Bf16x8 {
+  gpu_bfloat16 value[kVec];
+};
+
+__device__ void unpack(const Bf16x8& in, float (&out)[kVec]) {
+#pragma unroll
+  for (int e = 0; e < kVec; ++e) out[e] = pitot::gpu::float_from_bf16(in.value[e]);
+}
+
+__device__ void pack_pair(Bf16x8& out, int p, float first, float second) {
+  out.value[2 * p] = pitot::gpu::bf16_from_float(first);
+  out.value[2 * p + 1] = pitot::gpu::bf16_from_float(second);
+}
+#endif
+
+// Sum over the block; every thread gets the total. `scratch` holds one float per 32 threads (a warp;
+// on a 64-lane wavefront the shuffles below stay within each half, which reduces alone).
 __device__ float block_sum(float value, float* scratch) {
-  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_xor_sync(0xffffffffu, value, offset);
+  for (int offset = 16; offset > 0; offset /= 2) value += pitot::gpu::shfl_xor(value, offset);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   __syncthreads();  // scratch may still be read by a previous call
   if (lane == 0) scratch[warp] = value;
@@ -75,7 +98,7 @@ __global__ void __launch_bounds__(kBlock) norm_kernel(const Bf16x8* __restrict__
     float squares = 0;
 #pragma unroll
     for (int u = 0; u < kMaxVecsPerThread; ++u)
-      if (threadIdx.x + u * kBlock < vecs)
+      if (threadIdx.x + u * kBlock < static_cast<unsigned>(vecs))
 #pragma unroll
         for (int e = 0; e < kVec; ++e) squares += (v[u][e] - mean) * (v[u][e] - mean);
     inv_std = rsqrtf(block_sum(squares, scratch) / n + eps);
@@ -92,8 +115,8 @@ __global__ void __launch_bounds__(kBlock) norm_kernel(const Bf16x8* __restrict__
       Bf16x8 out;
 #pragma unroll
       for (int p = 0; p < 4; ++p)
-        out.pair[p] = __floats2bfloat162_rn((v[u][2 * p] - mean) * inv_std * g[2 * p] + b[2 * p],
-                                            (v[u][2 * p + 1] - mean) * inv_std * g[2 * p + 1] + b[2 * p + 1]);
+        pack_pair(out, p, (v[u][2 * p] - mean) * inv_std * g[2 * p] + b[2 * p],
+                  (v[u][2 * p + 1] - mean) * inv_std * g[2 * p + 1] + b[2 * p + 1]);
       y[row_offset + i] = out;
     }
   }
@@ -108,7 +131,7 @@ void run_norm(pitot::State& state, bool layer_norm) {
     return;
   }
   const int vecs = static_cast<int>(hidden / kVec);
-  DeviceArray<__nv_bfloat16> x(rows * hidden), y(rows * hidden), gamma(hidden), beta(hidden);
+  DeviceArray<gpu_bfloat16> x(rows * hidden), y(rows * hidden), gamma(hidden), beta(hidden);
   // Inputs off-centre (mean 1) so LayerNorm's mean matters; the output starts as noise too.
   suite::fill_uniform(x.get(), x.size(), -1.0f, 3.0f, 11);
   suite::fill_uniform(y.get(), y.size(), -1.0f, 1.0f, 12);
@@ -118,14 +141,14 @@ void run_norm(pitot::State& state, bool layer_norm) {
   const auto* g8 = reinterpret_cast<const Bf16x8*>(gamma.get());
   const auto* b8 = reinterpret_cast<const Bf16x8*>(beta.get());
   auto* y8 = reinterpret_cast<Bf16x8*>(y.get());
-  auto launch = [&](cudaStream_t stream) {
+  auto launch = [&](gpuStream_t stream) {
     if (layer_norm)
       norm_kernel<true><<<static_cast<unsigned>(rows), kBlock, 0, stream>>>(x8, g8, b8, y8, vecs, kEps);
     else
       norm_kernel<false><<<static_cast<unsigned>(rows), kBlock, 0, stream>>>(x8, g8, b8, y8, vecs, kEps);
   };
   launch(nullptr);
-  PITOT_CUDA_CHECK(cudaGetLastError());
+  PITOT_GPU_CHECK(gpuGetLastError());
 
   // Check 8 rows, first and last included, against the double-precision reference.
   const auto picked = suite::sample_indices(rows, 8);
