@@ -10,7 +10,7 @@ add_library(pitot_suite_common STATIC
 target_include_directories(pitot_suite_common PUBLIC ${CMAKE_CURRENT_LIST_DIR}/common)
 target_compile_options(pitot_suite_common PRIVATE ${PITOT_WARNINGS})
 
-# Device helpers (fills, copies); links pitot's CUDA backend for PITOT_CUDA_CHECK.
+# Device helpers (fills, copies); links pitot's CUDA backend for PITOT_GPU_CHECK.
 add_library(pitot_suite_device STATIC ${CMAKE_CURRENT_LIST_DIR}/common/device.cu)
 target_link_libraries(pitot_suite_device PUBLIC pitot_suite_common pitot::cuda)
 
