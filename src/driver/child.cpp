@@ -9,21 +9,12 @@
 #include <stdexcept>
 #include <sys/wait.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 extern char** environ;
 
 namespace pitot::driver {
 
 namespace {
-
-constexpr int kResultFd = 3;  // the fd number the child sees; PITOT_RESULT_FD says so
-
-void make_pipe(int fds[2]) {
-  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
-}
 
 void close_fd(int& fd) {
   if (fd >= 0) ::close(fd);
@@ -38,12 +29,6 @@ void append_bounded(std::string& into, const char* data, std::size_t n, std::siz
 
 }  // namespace
 
-std::string ChildEnd::describe() const {
-  if (exited) return "exited with code " + std::to_string(code);
-  const char* name = sigabbrev_np(signal);
-  return "killed by signal " + std::to_string(signal) + (name ? std::string(" (SIG") + name + ")" : std::string());
-}
-
 std::string tail_lines(const std::string& text, std::size_t max_bytes) {
   std::string t = text;
   while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
@@ -56,72 +41,30 @@ std::string tail_lines(const std::string& text, std::size_t max_bytes) {
 
 Child::Child(const ChildSpec& spec) : spec_(spec) {
   if (spec_.argv.empty()) throw std::runtime_error("no program to run");
-  int res[2] = {-1, -1}, out[2], err[2];
-  if (spec_.result_channel) make_pipe(res);
-  make_pipe(out);
-  make_pipe(err);
-
-  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
-  std::vector<std::string> env_strings;
+  SpawnSpec s;
+  s.argv = spec_.argv;
   for (char** e = environ; *e; ++e) {
-    if (std::strncmp(*e, "PITOT_RESULT_FD=", 16) != 0) env_strings.emplace_back(*e);
+    if (std::strncmp(*e, "PITOT_RESULT_FD=", 16) != 0) s.env.emplace_back(*e);
   }
-  if (spec_.result_channel) env_strings.push_back("PITOT_RESULT_FD=" + std::to_string(kResultFd));
-  std::vector<char*> envp, argv;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  for (auto& s : spec_.argv) argv.push_back(const_cast<char*>(s.c_str()));
-  argv.push_back(nullptr);
-  int exec_err[2];
-  make_pipe(exec_err);  // the child writes errno here if exec fails
-
-  pid_ = fork();
-  if (pid_ < 0) throw std::runtime_error(std::string("cannot start a process: ") + std::strerror(errno));
-  if (pid_ == 0) {
-    setpgid(0, 0);
-#ifdef __linux__
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // the driver died (even by SIGKILL): take the child with it
-#endif
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    for (int s : {SIGPIPE, SIGINT, SIGTERM}) sigaction(s, &dfl, nullptr);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
-    dup2(out[1], 1);
-    dup2(err[1], 2);
-    if (spec_.result_channel) {
-      if (res[1] == kResultFd) fcntl(kResultFd, F_SETFD, 0);
-      else dup2(res[1], kResultFd);
-    }
-    execve(argv[0], argv.data(), envp.data());
-    int e = errno;
-    ssize_t ignored = write(exec_err[1], &e, sizeof e);
-    (void)ignored;
-    _exit(127);
-  }
-  setpgid(pid_, pid_);  // also here, so kill_group works even before the child ran
-  close_fd(res[1]);
-  close_fd(out[1]);
-  close_fd(err[1]);
-  close_fd(exec_err[1]);
-  result_fd_ = res[0];
-  out_fd_ = out[0];
-  err_fd_ = err[0];
-  int e = 0;
-  ssize_t n;
-  do n = read(exec_err[0], &e, sizeof e); while (n < 0 && errno == EINTR);
-  close_fd(exec_err[0]);
-  if (n == static_cast<ssize_t>(sizeof e)) {
+  if (spec_.result_channel) s.env.push_back("PITOT_RESULT_FD=" + std::to_string(kResultFd));
+  s.result_pipe = spec_.result_channel;
+  s.die_with_parent = true;  // the driver died (even by SIGKILL): take the child with it
+  Spawned started = spawn(s);
+  if (started.failed != SpawnFailure::none)
+    throw std::runtime_error((started.failed == SpawnFailure::pipe ? "cannot create a pipe: " : "cannot start a process: ") +
+                             std::string(std::strerror(started.error)));
+  pid_ = started.pid;
+  result_fd_ = started.result_fd;
+  out_fd_ = started.out_fd;
+  err_fd_ = started.err_fd;
+  if (started.error != 0) {
     int status;
     waitpid(pid_, &status, 0);
     pid_ = -1;
     close_fd(result_fd_);
     close_fd(out_fd_);
     close_fd(err_fd_);
-    throw std::runtime_error("cannot run " + spec_.argv[0] + ": " + std::strerror(e));
+    throw std::runtime_error("cannot run " + spec_.argv[0] + ": " + std::strerror(started.error));
   }
   for (int fd : {result_fd_, out_fd_, err_fd_})
     if (fd >= 0) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -190,12 +133,7 @@ void Child::read_fd(int& fd, std::string& into, bool is_result, bool keep_all) {
 
 void Child::finish(int status) {
   running_ = false;
-  if (WIFEXITED(status)) {
-    end_.exited = true;
-    end_.code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    end_.signal = WTERMSIG(status);
-  }
+  end_ = decode_wait_status(status);
   // Helpers the benchmark left behind would hold our pipes open: end them too.
   ::kill(-pid_, SIGKILL);
   close_fd(result_fd_);

@@ -8,6 +8,8 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "driver/process.hpp"
+
 namespace pitot::driver {
 
 struct ChildSpec {
@@ -19,12 +21,7 @@ struct ChildSpec {
 };
 
 // How the child ended.
-struct ChildEnd {
-  bool exited = false;  // exit() with `code`; otherwise killed by `signal`
-  int code = 0;
-  int signal = 0;
-  std::string describe() const;  // "exited with code 3", "killed by signal 11 (SIGSEGV)"
-};
+using ChildEnd = ExitStatus;
 
 class Child {
  public:

@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include "driver/process.hpp"
+
 extern char** environ;
 
 namespace pitot::driver::profile {
@@ -86,13 +88,7 @@ std::vector<std::string> child_environment(const EnvList& env) {
 
 std::string ProcessEnd::describe() const {
   if (!started) return "could not start: " + start_error;
-  std::string what;
-  if (exited) {
-    what = fmt::format("exited with code {}", code);
-  } else {
-    const char* name = sigabbrev_np(signal);
-    what = fmt::format("killed by signal {}{}", signal, name ? fmt::format(" (SIG{})", name) : "");
-  }
+  std::string what = ExitStatus{exited, code, signal}.describe();
   if (timed_out) what += fmt::format(" after reaching the time limit ({:.0f} s)", wall_seconds);
   if (interrupted) what += " after an interrupt";
   return what;
@@ -104,61 +100,29 @@ ProcessEnd run_process(const ProcessSpec& spec) {
     end.start_error = "empty command";
     return end;
   }
-  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
-  std::vector<std::string> env_strings = child_environment(spec.env);
-  std::vector<char*> envp, argv;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = spec.argv;
-  for (auto& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  const std::string cwd = spec.cwd.string();
-
-  int out_pipe[2], err_pipe[2], status_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 || pipe2(status_pipe, O_CLOEXEC) != 0) {
-    end.start_error = std::string("pipe: ") + std::strerror(errno);
-    return end;
-  }
-  Stream out{out_pipe[0], open_output(spec.stdout_path)};
-  Stream err{err_pipe[0], open_output(spec.stderr_path)};
+  SpawnSpec child;
+  child.argv = spec.argv;
+  child.env = child_environment(spec.env);
+  child.cwd = spec.cwd.string();
+  const std::string& cwd = child.cwd;
+  const int stdout_file = open_output(spec.stdout_path);
+  const int stderr_file = open_output(spec.stderr_path);
 
   const auto start = Clock::now();
-  pid_t pid = fork();
-  if (pid < 0) {
-    end.start_error = std::string("fork: ") + std::strerror(errno);
+  Spawned started = spawn(child);
+  if (started.failed != SpawnFailure::none) {
+    end.start_error = std::string(started.failed == SpawnFailure::pipe ? "pipe: " : "fork: ") + std::strerror(started.error);
+    for (int f : {stdout_file, stderr_file})
+      if (f >= 0) close(f);
     return end;
   }
-  if (pid == 0) {
-    setpgid(0, 0);  // its own group: a timeout ends the tool and everything it started
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGPIPE, SIG_DFL);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
-    dup2(out_pipe[1], STDOUT_FILENO);
-    dup2(err_pipe[1], STDERR_FILENO);
-    int error = 0;
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0) {
-      error = errno;
-    } else {
-      execve(argv[0], argv.data(), envp.data());
-      error = errno;
-    }
-    ssize_t ignored = write(status_pipe[1], &error, sizeof error);
-    (void)ignored;
-    _exit(127);
-  }
-  setpgid(pid, pid);  // also here, so the group exists before any kill below
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  close(status_pipe[1]);
-  int exec_error = 0;
-  bool exec_failed = read(status_pipe[0], &exec_error, sizeof exec_error) == static_cast<ssize_t>(sizeof exec_error);
-  close(status_pipe[0]);
-  if (exec_failed) {
-    end.start_error = cwd.empty() || exec_error == ENOENT || exec_error == EACCES
-                          ? fmt::format("{}: {}", spec.argv[0], std::strerror(exec_error))
-                          : fmt::format("{} (in {}): {}", spec.argv[0], cwd, std::strerror(exec_error));
+  const pid_t pid = started.pid;
+  Stream out{started.out_fd, stdout_file};
+  Stream err{started.err_fd, stderr_file};
+  if (started.error != 0) {
+    end.start_error = cwd.empty() || started.error == ENOENT || started.error == EACCES
+                          ? fmt::format("{}: {}", spec.argv[0], std::strerror(started.error))
+                          : fmt::format("{} (in {}): {}", spec.argv[0], cwd, std::strerror(started.error));
   } else {
     end.started = true;
   }
@@ -217,12 +181,10 @@ ProcessEnd run_process(const ProcessSpec& spec) {
   end.stderr_bytes = err.seen;
   end.stdout_cut = out.file >= 0 ? out.seen - out.written : 0;
   end.stderr_cut = err.file >= 0 ? err.seen - err.written : 0;
-  if (WIFEXITED(status)) {
-    end.exited = true;
-    end.code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    end.signal = WTERMSIG(status);
-  }
+  const ExitStatus how = decode_wait_status(status);
+  end.exited = how.exited;
+  end.code = how.code;
+  end.signal = how.signal;
   return end;
 }
 
