@@ -44,18 +44,15 @@ void setup_compare(CLI::App& root) {
   cmd->add_option("--color", *color, "colour the table: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->callback([=] {
-    try {
+    // run_compare reports its own input errors; the guard is for the threshold.
+    run_guarded<compare::InputError>("compare", [&] {
       options->method.threshold = compare::parse_threshold(*threshold);
-    } catch (const compare::InputError& e) {
-      std::cerr << "pitot compare: " << e.what() << "\n";
-      exit_code() = kUsage;
-      return;
-    }
-    options->format = *markdown ? compare::Format::Markdown : *json ? compare::Format::Json : compare::Format::Table;
-    static const std::map<std::string, compare::Color> colors = {
-        {"auto", compare::Color::Auto}, {"always", compare::Color::Always}, {"never", compare::Color::Never}};
-    options->color = colors.at(*color);
-    exit_code() = compare::run_compare(*options, std::cout, std::cerr, ::isatty(STDOUT_FILENO) == 1);
+      options->format = *markdown ? compare::Format::Markdown : *json ? compare::Format::Json : compare::Format::Table;
+      static const std::map<std::string, compare::Color> colors = {
+          {"auto", compare::Color::Auto}, {"always", compare::Color::Always}, {"never", compare::Color::Never}};
+      options->color = colors.at(*color);
+      return compare::run_compare(*options, std::cout, std::cerr, ::isatty(STDOUT_FILENO) == 1);
+    });
   });
 }
 

@@ -68,14 +68,7 @@ void setup(CLI::App& root) {
   cmd->add_option("--filter", o->filter, "Only points whose name matches this regex");
   cmd->add_option("--axis", o->axes, "Override an axis: name=v1,v2 or benchmark:name=v1,v2 (repeatable)");
   cmd->add_flag("--json", o->json, "Print the programs' lists as one JSON document");
-  cmd->callback([o] {
-    try {
-      exit_code() = list_command(*o);
-    } catch (const InputError& e) {
-      std::fprintf(stderr, "pitot list: %s\n", e.what());
-      exit_code() = kUsage;
-    }
-  });
+  cmd->callback([o] { run_guarded<InputError>("list", [&] { return list_command(*o); }); });
 }
 
 RegisterCommand registered("list", setup);

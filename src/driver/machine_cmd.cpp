@@ -78,14 +78,7 @@ void setup(CLI::App& root) {
   cmd->add_option("--asv-dir", o->asv_dir, "asv results folder (default: results_dir of ./asv.conf.json, else ./asv-results)");
   cmd->add_option("--config", o->config, "asv.conf.json to take results_dir from");
   cmd->add_flag("--json", o->json, "Print the facts as JSON");
-  cmd->callback([o] {
-    try {
-      exit_code() = machine_command(*o);
-    } catch (const InputError& e) {
-      std::fprintf(stderr, "pitot machine: %s\n", e.what());
-      exit_code() = kUsage;
-    }
-  });
+  cmd->callback([o] { run_guarded<InputError>("machine", [&] { return machine_command(*o); }); });
 }
 
 RegisterCommand registered("machine", setup);

@@ -200,14 +200,7 @@ void setup(CLI::App& root) {
   auto ins = std::make_shared<std::vector<std::string>>();
   cmd->add_option("OUT", *out, "Results folder to merge into (created when missing)")->required();
   cmd->add_option("IN", *ins, "Results folders to merge from")->required();
-  cmd->callback([out, ins] {
-    try {
-      exit_code() = merge_command(*out, *ins);
-    } catch (const InputError& e) {
-      std::fprintf(stderr, "pitot merge: %s\n", e.what());
-      exit_code() = kUsage;
-    }
-  });
+  cmd->callback([out, ins] { run_guarded<InputError>("merge", [&] { return merge_command(*out, *ins); }); });
 }
 
 RegisterCommand registered("merge", setup);

@@ -574,14 +574,7 @@ void setup(CLI::App& root) {
     cmd->add_option_function<std::string>(flag, [o, flag](const std::string& v) { o->passthrough[flag] = v; },
                                           "Passed to every program (see its --help)");
   }
-  cmd->callback([o] {
-    try {
-      exit_code() = run_command(*o);
-    } catch (const InputError& e) {
-      std::fprintf(stderr, "pitot run: %s\n", e.what());
-      exit_code() = kUsage;
-    }
-  });
+  cmd->callback([o] { run_guarded<InputError>("run", [&] { return run_command(*o); }); });
 }
 
 RegisterCommand registered("run", setup);
