@@ -1,21 +1,21 @@
-// Writing into an asv results folder the way write_asv does: under <dir>/.pitot.lock (flock)
-// and by atomic replacement (temporary file, fsync, rename), so readers never see half a file.
+// Writing into an asv results folder the way write_asv does (output/atomic_file.hpp: under
+// <dir>/.pitot.lock and by atomic replacement), with failures as InputError (exit code 2).
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
+
+#include "output/atomic_file.hpp"
 
 namespace pitot::driver {
 
 class FolderLock {
  public:
   explicit FolderLock(const std::filesystem::path& results_dir);  // blocks; throws InputError
-  ~FolderLock();
-  FolderLock(const FolderLock&) = delete;
-  FolderLock& operator=(const FolderLock&) = delete;
 
  private:
-  int fd_ = -1;
+  std::optional<pitot::FolderLock> lock_;
 };
 
 // Replaces `path` with `text` atomically; throws InputError naming the file.

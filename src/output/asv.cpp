@@ -2,23 +2,19 @@
 // docs/asv-database.md and ASV-FORMAT.md; section numbers below refer to ASV-FORMAT.md.
 #include "output/asv.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
-#include <set>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "output/atomic_file.hpp"
 #include "output/machine.hpp"
 
 namespace pitot {
@@ -197,88 +193,15 @@ std::optional<json> read_existing(const fs::path& path, int version, bool python
 }
 
 // ---------------------------------------------------------------------------------------------
-// Writing: temp file in the same folder, fsync, rename, fsync the folder.
+// Writing (output/atomic_file.hpp): its failures are refusals of write_asv like any other.
 
-struct LockFile {
-  int fd = -1;
-  explicit LockFile(const fs::path& path) {
-    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) throw AsvError("cannot open the lock file " + path.string() + ": " + std::strerror(errno));
-    while (::flock(fd, LOCK_EX) != 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      throw AsvError("cannot lock " + path.string() + ": " + std::strerror(err));
-    }
-  }
-  ~LockFile() {
-    if (fd >= 0) ::close(fd);  // closing releases the flock
-  }
-  LockFile(const LockFile&) = delete;
-  LockFile& operator=(const LockFile&) = delete;
-};
-
-void fsync_dir(const fs::path& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-}
-
-// A file written next to its target; rename() puts it in place.
-struct PendingFile {
-  fs::path target, temp;
-};
-
-PendingFile write_temp(const fs::path& target, const std::string& text) {
-  static std::atomic<unsigned> counter{0};
-  std::ostringstream name;
-  name << "." << target.filename().string() << ".tmp-" << ::getpid() << "-" << counter++;
-  PendingFile f{target, target.parent_path() / name.str()};
-  int fd = ::open(f.temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) throw AsvError("cannot create " + f.temp.string() + ": " + std::strerror(errno));
-  const char* p = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = errno;
-      ::close(fd);
-      ::unlink(f.temp.c_str());
-      throw AsvError("cannot write " + f.temp.string() + ": " + std::strerror(err));
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    int err = errno;
-    ::unlink(f.temp.c_str());
-    throw AsvError("cannot write " + f.temp.string() + ": " + std::strerror(err));
-  }
-  return f;
-}
-
-// Write all files or none: every temp file is complete before the first rename.
-void replace_files(const std::vector<std::pair<fs::path, std::string>>& files) {
-  std::vector<PendingFile> pending;
+template <class Body>
+void as_asv_error(Body&& body) {
   try {
-    for (const auto& [path, text] : files) pending.push_back(write_temp(path, text));
-  } catch (...) {
-    for (const auto& f : pending) ::unlink(f.temp.c_str());
-    throw;
+    body();
+  } catch (const FileError& e) {
+    throw AsvError(e.what());
   }
-  std::set<fs::path> dirs;
-  for (const auto& f : pending) {
-    if (::rename(f.temp.c_str(), f.target.c_str()) != 0) {
-      int err = errno;
-      for (const auto& g : pending) ::unlink(g.temp.c_str());
-      throw AsvError("cannot replace " + f.target.string() + ": " + std::strerror(err));
-    }
-    dirs.insert(f.target.parent_path());
-  }
-  for (const auto& d : dirs) fsync_dir(d);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -532,7 +455,8 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   fs::create_directories(machine_dir, ec);
   if (ec) throw AsvError("cannot create " + machine_dir.string() + ": " + ec.message());
 
-  LockFile lock(results_dir / ".pitot.lock");
+  std::optional<FolderLock> lock;
+  as_asv_error([&] { lock.emplace(results_dir); });
 
   json bench_doc = read_existing(benchmarks_path, kBenchmarksVersion, false).value_or(json::object());
   json machine_doc = read_existing(machine_path, kMachineVersion, false).value_or(json::object());
@@ -665,9 +589,11 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
     results_doc["durations"] = json::object();
   results_doc["version"] = kResultsVersion;
 
-  replace_files({{benchmarks_path, bench_doc.dump(2) + "\n"},
-                 {machine_path, machine_doc.dump(2) + "\n"},
-                 {results_path, results_file_text(results_doc)}});
+  as_asv_error([&] {
+    replace_files({{benchmarks_path, bench_doc.dump(2) + "\n"},
+                   {machine_path, machine_doc.dump(2) + "\n"},
+                   {results_path, results_file_text(results_doc)}});
+  });
 }
 
 }  // namespace pitot
