@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "core/point_filter.hpp"
 #include "driver/child.hpp"
 #include "driver/command.hpp"
 #include "driver/database.hpp"
@@ -427,14 +428,7 @@ int run_command(RunOptions o) {
   std::vector<ProgramInfo> programs;
   for (const auto& r : refs) programs.push_back(list_program(r, list_args));
 
-  std::optional<std::regex> filter;
-  if (!o.filter.empty()) {
-    try {
-      filter.emplace(o.filter, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      throw InputError("--filter '" + o.filter + "' is not a valid regular expression: " + e.what());
-    }
-  }
+  const std::optional<std::regex> filter = compile_point_filter<InputError>(o.filter);
   int shard_k = 1, shard_n = 1;
   if (!o.shard.empty()) std::tie(shard_k, shard_n) = parse_shard_text(o.shard);
   // The shard takes every N-th point of the whole suite, in manifest and id order: balanced,

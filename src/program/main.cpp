@@ -16,6 +16,7 @@
 
 #include "core/backend.hpp"
 #include "core/engine.hpp"
+#include "core/point_filter.hpp"
 #include "output/asv.hpp"
 #include "output/console.hpp"
 #include "output/machine.hpp"
@@ -52,14 +53,7 @@ std::vector<BenchmarkInfo> benchmark_infos(const std::string& program, const std
 }
 
 std::vector<PlannedPoint> select_points(std::vector<PlannedPoint> all, const Options& o) {
-  std::optional<std::regex> filter;
-  if (!o.filter.empty()) {
-    try {
-      filter.emplace(o.filter, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      throw UsageError("--filter '" + o.filter + "' is not a valid regular expression: " + e.what());
-    }
-  }
+  const std::optional<std::regex> filter = compile_point_filter<UsageError>(o.filter);
   if (o.point_ids)
     for (int id : *o.point_ids)
       if (id >= static_cast<int>(all.size()))
