@@ -4,6 +4,8 @@
 #include <pitot/pitot.hpp>
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace {
 
@@ -34,19 +36,25 @@ __global__ void do_nothing() {}
 constexpr int kBlock = 256;
 unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
 
-// Source filled, destination allocated; the copy moves 2 * 4 * n bytes (read + write).
+// Source filled, destination allocated.
 struct CopyBuffers {
-  explicit CopyBuffers(pitot::State& state) : in(state.get_int("n")), out(state.get_int("n")) {
+  explicit CopyBuffers(std::int64_t n) : in(n), out(n) {
     fill_pattern<<<blocks_for(in.count), kBlock>>>(in.data, in.count);
     PITOT_CUDA_CHECK(cudaGetLastError());
-    state.add_items(static_cast<double>(in.count));
-    state.add_bytes(2.0 * sizeof(float) * static_cast<double>(in.count));
   }
   DeviceFloats in, out;
 };
 
+// One copy of n floats: n items, 2 * 4 * n bytes (read + write).
+std::int64_t count_copy_work(pitot::State& state) {
+  const std::int64_t n = state.get_int("n");
+  state.add_items(static_cast<double>(n));
+  state.add_bytes(2.0 * sizeof(float) * static_cast<double>(n));
+  return n;
+}
+
 void memcpy_d2d(pitot::State& state) {
-  CopyBuffers b(state);
+  CopyBuffers b(count_copy_work(state));
   const std::size_t bytes = static_cast<std::size_t>(b.in.count) * sizeof(float);
   state.exec([&](pitot::Launch& l) {
     PITOT_CUDA_CHECK(cudaMemcpyAsync(b.out.data, b.in.data, bytes, cudaMemcpyDeviceToDevice, l.stream()));
@@ -55,12 +63,43 @@ void memcpy_d2d(pitot::State& state) {
 PITOT_BENCHMARK(memcpy_d2d).axis_pow2("n", {16, 22, 28});
 
 void copy_kernel(pitot::State& state) {
-  CopyBuffers b(state);
+  CopyBuffers b(count_copy_work(state));
   state.exec([&](pitot::Launch& l) {
     copy_one_float_per_thread<<<blocks_for(b.in.count), kBlock, 0, l.stream()>>>(b.in.data, b.out.data, b.in.count);
   });
 }
 PITOT_BENCHMARK(copy_kernel).axis_pow2("n", {16, 22, 28});
+
+// The same copies over 8 buffer pairs in rotation (pitot::cuda::set_rotations): each launch uses
+// the next pair, so the sample averages over 8 placements in device memory instead of one.
+// Compared with the single-pair versions to tell placement effects from timing noise (NOTES.md).
+constexpr int kPairs = 8;
+std::vector<std::unique_ptr<CopyBuffers>> rotating_buffers(pitot::State& state) {
+  const std::int64_t n = count_copy_work(state);  // one launch copies one pair
+  std::vector<std::unique_ptr<CopyBuffers>> pairs;
+  for (int i = 0; i < kPairs; ++i) pairs.push_back(std::make_unique<CopyBuffers>(n));
+  pitot::cuda::set_rotations(state, kPairs);
+  return pairs;
+}
+
+void memcpy_d2d_rotated(pitot::State& state) {
+  auto pairs = rotating_buffers(state);
+  const std::size_t bytes = static_cast<std::size_t>(pairs[0]->in.count) * sizeof(float);
+  state.exec([&](pitot::Launch& l) {
+    const CopyBuffers& b = *pairs[static_cast<std::size_t>(l.rotation())];
+    PITOT_CUDA_CHECK(cudaMemcpyAsync(b.out.data, b.in.data, bytes, cudaMemcpyDeviceToDevice, l.stream()));
+  });
+}
+PITOT_BENCHMARK(memcpy_d2d_rotated).axis_pow2("n", {16, 22});
+
+void copy_kernel_rotated(pitot::State& state) {
+  auto pairs = rotating_buffers(state);
+  state.exec([&](pitot::Launch& l) {
+    const CopyBuffers& b = *pairs[static_cast<std::size_t>(l.rotation())];
+    copy_one_float_per_thread<<<blocks_for(b.in.count), kBlock, 0, l.stream()>>>(b.in.data, b.out.data, b.in.count);
+  });
+}
+PITOT_BENCHMARK(copy_kernel_rotated).axis_pow2("n", {16, 22});
 
 void empty_kernel(pitot::State& state) {
   state.exec([](pitot::Launch& l) { do_nothing<<<1, 1, 0, l.stream()>>>(); });
