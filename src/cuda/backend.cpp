@@ -1,4 +1,5 @@
-// The CUDA DeviceBackend: device selection, timing through CudaSampler, device facts, NVTX.
+// The CUDA side of the shared DeviceBackend (src/gpu/backend.hpp): device selection, what a point
+// records about the kit, device facts, NVTX ranges, the CUDA profiler's start and stop.
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
@@ -12,7 +13,7 @@
 #include <pitot/benchmark.hpp>
 #include <pitot/cuda.hpp>
 
-#include "core/backend.hpp"
+#include "gpu/backend.hpp"
 #include "cuda/error.hpp"
 #include "cuda/facts.hpp"
 #include "cuda/sampler.hpp"
@@ -21,9 +22,6 @@ namespace pitot::cuda {
 namespace {
 
 using nlohmann::json;
-
-// set_rotations() applies to the next exec of the same thread (each point runs in its own thread).
-thread_local int pending_rotations = 1;
 
 int device_count(std::string* why = nullptr) {
   int count = 0;
@@ -34,16 +32,6 @@ int device_count(std::string* why = nullptr) {
     return 0;
   }
   return count;
-}
-
-void select_device(int device) {
-  std::string why;
-  const int count = device_count(&why);
-  if (count == 0) throw Error("no CUDA device: cudaGetDeviceCount says " + why, cudaErrorNoDevice);
-  if (device >= count)
-    throw UsageError("--device " + std::to_string(device) + ": this machine has " + std::to_string(count) +
-                     " CUDA device" + (count == 1 ? "" : "s") + " (numbered from 0)");
-  PITOT_CUDA_TRY(cudaSetDevice(device));
 }
 
 std::string read_file(const char* path) {
@@ -83,27 +71,21 @@ json facts_of(int device) {
   return j;
 }
 
-void exec(State& state, std::function<void(Launch&)> work) {
-  PointContext context(state.point_name());
-  const int rotations = pending_rotations;
-  pending_rotations = 1;
-  const DeviceOptions& options = device_options();
-  const Mode mode = parse_mode(options.timing);
-  select_device(options.device);
-  // Setup work the author queued (fills, copies) finishes before anything is timed.
-  PITOT_CUDA_TRY(cudaDeviceSynchronize());
-  DeviceKit& kit = device_kit(options.device);
-  state.set_backend_info("device", std::to_string(options.device));
-  state.set_backend_info("timing", json(mode_name(mode)).dump());
-  if (rotations > 1) state.set_backend_info("rotations", std::to_string(rotations));
-  if (mode == Mode::Cold) state.set_backend_info("flush_bytes", std::to_string(kit.flush_bytes));
+}  // namespace
+
+void select_device(int device) {
+  std::string why;
+  const int count = device_count(&why);
+  if (count == 0) throw Error("no CUDA device: cudaGetDeviceCount says " + why, cudaErrorNoDevice);
+  if (device >= count)
+    throw UsageError("--device " + std::to_string(device) + ": this machine has " + std::to_string(count) +
+                     " CUDA device" + (count == 1 ? "" : "s") + " (numbered from 0)");
+  PITOT_CUDA_TRY(cudaSetDevice(device));
+}
+
+void record_kit_info(State& state, const DeviceKit& kit) {
   if (kit.peak_gbytes_per_second > 0)
     state.set_backend_info("peak_gbytes_per_second", json(kit.peak_gbytes_per_second).dump());
-  CudaSampler sampler(kit, mode, work, rotations, options.graph_launches, options.throttle_ratio);
-  state.run(sampler);
-  state.set_backend_info("launches_per_sample", std::to_string(sampler.iterations_per_sample()));
-  // Without the blocker the host's launch latency can fall between the events (see run_batch).
-  if (!kit.use_blocker) state.set_backend_info("blocking_kernel", "false");
 }
 
 DeviceBackend make_backend() {
@@ -138,20 +120,6 @@ DeviceBackend make_backend() {
   };
   b.device_lost = [] { return device_lost(); };
   return b;
-}
-
-}  // namespace
-
-void set_rotations(State& state, int count) {
-  if (count < 1)
-    throw UsageError("benchmark " + state.benchmark_name() + ": set_rotations needs at least 1 input set, not " +
-                     std::to_string(count));
-  pending_rotations = count;
-}
-
-bool register_backend() {
-  static const bool registered = set_device_backend(make_backend());
-  return registered;
 }
 
 }  // namespace pitot::cuda

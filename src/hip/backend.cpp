@@ -1,4 +1,5 @@
-// The HIP DeviceBackend: device selection, timing through HipSampler, device facts, rocTX.
+// The HIP side of the shared DeviceBackend (src/gpu/backend.hpp): device selection, what a point
+// records about the kit, device facts, rocTX ranges and the profiler's resume and pause.
 #include <hip/hip_runtime_api.h>
 
 #include <cmath>
@@ -11,7 +12,7 @@
 #include <pitot/benchmark.hpp>
 #include <pitot/hip.hpp>
 
-#include "core/backend.hpp"
+#include "gpu/backend.hpp"
 #include "hip/error.hpp"
 #include "hip/facts.hpp"
 #include "hip/roctx.hpp"
@@ -22,9 +23,6 @@ namespace {
 
 using nlohmann::json;
 
-// set_rotations() applies to the next exec of the same thread (each point runs in its own thread).
-thread_local int pending_rotations = 1;
-
 int device_count() {
   int count = 0;
   if (hipGetDeviceCount(&count) != hipSuccess) {
@@ -32,15 +30,6 @@ int device_count() {
     return 0;
   }
   return count;
-}
-
-void select_device(int device) {
-  const int count = device_count();
-  if (count == 0) throw Error(current_point() + ": " + missing_device_message(), hipErrorNoDevice);
-  if (device >= count)
-    throw UsageError("--device " + std::to_string(device) + ": this machine has " + std::to_string(count) +
-                     " AMD GPU" + (count == 1 ? "" : "s") + " visible to HIP (numbered from 0)");
-  PITOT_HIP_TRY(hipSetDevice(device));
 }
 
 std::string read_file(const std::string& path) {
@@ -94,26 +83,19 @@ json facts_of(int device) {
   return j;
 }
 
-void exec(State& state, std::function<void(Launch&)> work) {
-  PointContext context(state.point_name());
-  const int rotations = pending_rotations;
-  pending_rotations = 1;
-  const DeviceOptions& options = device_options();
-  const Mode mode = parse_mode(options.timing);
-  select_device(options.device);
-  // Setup work the author queued (fills, copies) finishes before anything is timed.
-  PITOT_HIP_TRY(hipDeviceSynchronize());
-  DeviceKit& kit = device_kit(options.device);
-  state.set_backend_info("device", std::to_string(options.device));
-  state.set_backend_info("timing", json(mode_name(mode)).dump());
-  if (rotations > 1) state.set_backend_info("rotations", std::to_string(rotations));
-  if (mode == Mode::Cold) state.set_backend_info("flush_bytes", std::to_string(kit.flush_bytes));
+}  // namespace
+
+void select_device(int device) {
+  const int count = device_count();
+  if (count == 0) throw Error(current_point() + ": " + missing_device_message(), hipErrorNoDevice);
+  if (device >= count)
+    throw UsageError("--device " + std::to_string(device) + ": this machine has " + std::to_string(count) +
+                     " AMD GPU" + (count == 1 ? "" : "s") + " visible to HIP (numbered from 0)");
+  PITOT_HIP_TRY(hipSetDevice(device));
+}
+
+void record_kit_info(State& state, const DeviceKit& kit) {
   state.set_backend_info("event_resolution_seconds", json(kit.event_resolution_seconds).dump());
-  HipSampler sampler(kit, mode, work, rotations, options.graph_launches);
-  state.run(sampler);
-  // The blocker may have been given up during this point (a tool serializing dispatches).
-  if (!kit.use_blocker) state.set_backend_info("blocking_kernel", "false");
-  state.set_backend_info("launches_per_sample", std::to_string(sampler.iterations_per_sample()));
 }
 
 DeviceBackend make_backend() {
@@ -150,20 +132,6 @@ DeviceBackend make_backend() {
   };
   b.device_lost = [] { return device_lost(); };
   return b;
-}
-
-}  // namespace
-
-void set_rotations(State& state, int count) {
-  if (count < 1)
-    throw UsageError("benchmark " + state.benchmark_name() + ": set_rotations needs at least 1 input set, not " +
-                     std::to_string(count));
-  pending_rotations = count;
-}
-
-bool register_backend() {
-  static const bool registered = set_device_backend(make_backend());
-  return registered;
 }
 
 }  // namespace pitot::hip

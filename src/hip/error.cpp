@@ -1,17 +1,13 @@
+// What HIP's error handling does on its own: which errors are sticky, how a failure reads, and
+// why there is no GPU when there is none.
 #include "hip/error.hpp"
 
 #include <unistd.h>
-
-#include <atomic>
-#include <filesystem>
 
 #include "hip/facts.hpp"
 
 namespace pitot::hip {
 namespace {
-std::atomic<bool> lost{false};
-thread_local std::string point_name;
-
 // "<description> (<name>)"; ROCm 5 describes errors by their name alone, said once then.
 std::string describe(hipError_t status) {
   const std::string text = hipGetErrorString(status);
@@ -34,12 +30,6 @@ bool is_sticky(hipError_t status) {
   }
 }
 
-PointContext::PointContext(std::string point) : previous_(std::move(point_name)) { point_name = std::move(point); }
-PointContext::~PointContext() { point_name = std::move(previous_); }
-const std::string& current_point() { return point_name; }
-
-bool device_lost() { return lost.load(); }
-
 std::string missing_device_message() {
   int count = 0;
   const hipError_t status = hipGetDeviceCount(&count);
@@ -54,7 +44,7 @@ std::string missing_device_message() {
 
 std::string error_message(hipError_t status, const std::string& call) {
   std::string message;
-  if (!point_name.empty()) message = point_name + ": ";
+  if (!current_point().empty()) message = current_point() + ": ";
   // Without a GPU every call fails with a code that says little (hipErrorInvalidDevice).
   if (status == hipErrorNoDevice || status == hipErrorInvalidDevice || status == hipErrorInsufficientDriver) {
     const std::string missing = missing_device_message();
@@ -63,19 +53,6 @@ std::string error_message(hipError_t status, const std::string& call) {
   message += call + " failed: " + describe(status);
   if (is_sticky(status)) message += "; the device is unusable for the rest of this process";
   return message;
-}
-
-void check(hipError_t status, const char* call, const char* file, int line) {
-  if (status == hipSuccess) return;
-  if (is_sticky(status)) {
-    lost = true;
-  } else {
-    (void)hipGetLastError();  // a non-sticky error must not be reported again by the next check
-  }
-  std::string where = call ? call : "a HIP call";
-  // The file's name only: results and logs must not carry the build machine's paths.
-  if (file) where += " at " + std::filesystem::path(file).filename().string() + ":" + std::to_string(line);
-  throw Error(error_message(status, where), status);
 }
 
 }  // namespace pitot::hip

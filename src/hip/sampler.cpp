@@ -1,13 +1,15 @@
+// The HIP side of the shared sampler (src/gpu/sampler.hpp): the device kit, and the hooks: one
+// batch per sample sized for the measured event resolution, the L2 + Infinity Cache flush before
+// cold launches, the blocker's timeout in wall_clock64 ticks, no clock probe, graph upload by one
+// untimed launch.
 #include "hip/sampler.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdlib>
 #include <limits>
-#include <map>
 #include <memory>
-#include <mutex>
+#include <vector>
 
 #include <pitot/benchmark.hpp>
 
@@ -18,31 +20,12 @@
 namespace pitot::hip {
 namespace {
 
-// Launches queued behind the blocker per sample. The hardware queue must hold them all while the
-// blocker spins (a full queue stalls the host until the blocker's timeout); HIP graphs are
-// dispatched node by node, so a graph counts as many launches as it holds.
-constexpr std::int64_t kMaxColdLaunches = 32;  // each: flush, event, work, event
-constexpr std::int64_t kMaxHotLaunches = 128;
+// HIP graphs are dispatched node by node, so a graph counts as many launches as it holds: the
+// hardware queue must hold them all while the blocker spins.
 constexpr std::int64_t kMaxGraphLaunches = 256;
 constexpr double kBlockerTimeoutSeconds = 2.0;
 // wall_clock64's rate when the runtime cannot say (ROCm 5): 100 MHz on CDNA GPUs.
 constexpr std::uint64_t kDefaultWallClockHz = 100'000'000;
-
-// Lets the stream run when the enqueueing scope ends, on an exception too (never leave the
-// GPU spinning).
-struct ReleaseOnExit {
-  HostSignals* signals;
-  ~ReleaseOnExit() {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    signals->release = 1;
-  }
-};
-
-double elapsed_seconds(hipEvent_t start, hipEvent_t stop) {
-  float ms = 0;
-  PITOT_HIP_TRY(hipEventElapsedTime(&ms, start, stop));
-  return static_cast<double>(ms) * 1e-3;
-}
 
 int device_attribute(hipDeviceAttribute_t attr, int device, const char* name) {
   int value = 0;
@@ -61,6 +44,8 @@ std::uint64_t wall_clock_hz(int device) {
 #endif
   return kDefaultWallClockHz;
 }
+
+}  // namespace
 
 std::unique_ptr<DeviceKit> make_kit(int device) {
   auto kit = std::make_unique<DeviceKit>();
@@ -124,7 +109,7 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
     kit->signals->release = 0;
     kit->signals->timed_out = 0;
     {
-      ReleaseOnExit release{kit->signals};
+      ReleaseOnExit<HostSignals> release{kit->signals};
       PITOT_HIP_TRY(launch_blocker(stream, kit->device_signals, kit->wall_clock_hz / 10));
       PITOT_HIP_TRY(launch_empty(stream));
     }
@@ -137,117 +122,18 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
   return kit;
 }
 
-std::atomic<bool> profiling_now{false};
-
-}  // namespace
-
-void set_profiling(bool on) { profiling_now = on; }
-
-Mode parse_mode(const std::string& text) {
-  if (text == "cold") return Mode::Cold;
-  if (text == "hot") return Mode::Hot;
-  if (text == "graph") return Mode::Graph;
-  throw UsageError("--timing " + text + ": use cold, hot or graph");
-}
-
-const char* mode_name(Mode mode) {
-  switch (mode) {
-    case Mode::Cold: return "cold";
-    case Mode::Hot: return "hot";
-    case Mode::Graph: return "graph";
-  }
-  return "?";
-}
-
-DeviceKit& device_kit(int device) {
-  static std::mutex mutex;
-  static std::map<int, std::unique_ptr<DeviceKit>> kits;  // kept until the process exits
-  std::lock_guard lock(mutex);
-  auto& kit = kits[device];
-  if (!kit) kit = make_kit(device);
-  return *kit;
-}
-
-HipSampler::HipSampler(DeviceKit& kit, Mode mode, std::function<void(Launch&)>& work, int rotations,
-                       int graph_launches)
-    : kit_(kit), mode_(mode), work_(work), rotations_(std::max(1, rotations)), graph_launches_(graph_launches) {
-  try {
-    PITOT_HIP_TRY(hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking));
-    const std::int64_t pairs = mode_ == Mode::Cold ? kMaxColdLaunches : 1;
-    starts_.resize(pairs, nullptr);
-    stops_.resize(pairs, nullptr);
-    for (std::int64_t i = 0; i < pairs; ++i) {
-      PITOT_HIP_TRY(hipEventCreate(&starts_[i]));
-      PITOT_HIP_TRY(hipEventCreate(&stops_[i]));
-    }
-  } catch (...) {
-    release_resources();
-    throw;
-  }
-}
-
-HipSampler::~HipSampler() { release_resources(); }
-
-void HipSampler::release_resources() noexcept {
-  // Errors are ignored here: after a sticky error these calls fail, and nothing can be done.
-  if (graph_exec_) (void)hipGraphExecDestroy(graph_exec_);
-  if (graph_) (void)hipGraphDestroy(graph_);
-  for (auto e : starts_)
-    if (e) (void)hipEventDestroy(e);
-  for (auto e : stops_)
-    if (e) (void)hipEventDestroy(e);
-  if (stream_) (void)hipStreamDestroy(stream_);
-  graph_exec_ = nullptr;
-  graph_ = nullptr;
-  starts_.clear();
-  stops_.clear();
-  stream_ = nullptr;
-  if (!device_lost()) (void)hipGetLastError();
-}
-
-void HipSampler::finish() { release_resources(); }
-
-void HipSampler::launch_work() {
-  Launch launch(stream_, static_cast<int>(launches_++ % rotations_));
-  work_(launch);
-  // A bad launch configuration shows up here, not at the next synchronization.
-  PITOT_HIP_TRY(hipPeekAtLastError());
-}
-
-void HipSampler::capture_graph() {
-  PITOT_HIP_TRY(hipStreamBeginCapture(stream_, hipStreamCaptureModeThreadLocal));
-  try {
-    for (std::int64_t i = 0; i < count_; ++i) launch_work();
-  } catch (...) {
-    hipGraph_t broken = nullptr;
-    (void)hipStreamEndCapture(stream_, &broken);
-    if (broken) (void)hipGraphDestroy(broken);
-    throw;
-  }
-  PITOT_HIP_TRY(hipStreamEndCapture(stream_, &graph_));
-  PITOT_HIP_TRY(hipGraphInstantiate(&graph_exec_, graph_, nullptr, nullptr, 0));
-  // One untimed launch uploads the graph (hipGraphUpload is missing from older ROCm).
-  PITOT_HIP_TRY(hipGraphLaunch(graph_exec_, stream_));
-  PITOT_HIP_TRY(hipStreamSynchronize(stream_));
-}
-
-void HipSampler::warmup(double warmup_seconds, double min_sample_seconds) {
-  using clock = std::chrono::steady_clock;
-  const auto start = clock::now();
-  // One plain launch first: it loads the author's code objects and surfaces errors before timing.
-  launch_work();
-  PITOT_HIP_TRY(hipStreamSynchronize(stream_));
-
+void DeviceSampler::size_sample(double min_sample_seconds) {
   // The time of one launch, hot, decides how many launches a sample holds. A launch of a few
-  // event steps reads coarsely, so it is timed again in a window of 50 steps.
+  // event steps reads coarsely, so it is timed again in a window of 50 steps. A sample is one
+  // batch (batches_ stays 1).
   const Mode mode = mode_;
   mode_ = Mode::Hot;
+  count_ = 1;
   auto shortest_of_three = [&] {
     double one = std::numeric_limits<double>::infinity();
     for (int i = 0; i < 3; ++i) one = std::min(one, sample().seconds);
     return one;
   };
-  count_ = 1;
   double one = shortest_of_three();
   const double coarse = 50 * kit_.event_resolution_seconds;
   if (one < coarse) {
@@ -263,66 +149,33 @@ void HipSampler::warmup(double warmup_seconds, double min_sample_seconds) {
     case Mode::Hot: count_ = launches_per_window(one, window, kMaxHotLaunches); break;
     case Mode::Graph:
       count_ = graph_launches_ > 0 ? graph_launches_ : launches_per_window(one, window, kMaxGraphLaunches);
-      capture_graph();
       break;
   }
-  do {
-    (void)sample();
-  } while (std::chrono::duration<double>(clock::now() - start).count() < warmup_seconds);
 }
 
-Sample HipSampler::sample() {
-  HostSignals* signals = kit_.signals;
-  signals->timed_out = 0;
-  signals->release = 0;
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  const bool blocker = kit_.use_blocker && !profiling_now;
-  if (blocker) {
-    const auto ticks = static_cast<std::uint64_t>(kBlockerTimeoutSeconds * static_cast<double>(kit_.wall_clock_hz));
-    PITOT_HIP_TRY(launch_blocker(stream_, kit_.device_signals, ticks));
-  }
-  {
-    ReleaseOnExit release{signals};
-    switch (mode_) {
-      case Mode::Cold:
-        for (std::int64_t k = 0; k < count_; ++k) {
-          PITOT_HIP_TRY(launch_cache_flush(stream_, kit_.flush_buffer, kit_.flush_bytes, kit_.flush_sink, kit_.cu_count * 4));
-          PITOT_HIP_TRY(hipEventRecord(starts_[k], stream_));
-          launch_work();
-          PITOT_HIP_TRY(hipEventRecord(stops_[k], stream_));
-        }
-        break;
-      case Mode::Hot:
-        PITOT_HIP_TRY(hipEventRecord(starts_[0], stream_));
-        for (std::int64_t k = 0; k < count_; ++k) launch_work();
-        PITOT_HIP_TRY(hipEventRecord(stops_[0], stream_));
-        break;
-      case Mode::Graph:
-        PITOT_HIP_TRY(hipEventRecord(starts_[0], stream_));
-        PITOT_HIP_TRY(hipGraphLaunch(graph_exec_, stream_));
-        PITOT_HIP_TRY(hipEventRecord(stops_[0], stream_));
-        break;
-    }
-  }
-  PITOT_HIP_TRY(hipStreamSynchronize(stream_));
-  if (blocker && signals->timed_out) {
-    // The author's launch waited for the blocker: a tool that serializes dispatches, or work that
-    // synchronizes with the host. Go on without the blocker for the rest of the process (exec
-    // records it) and take this sample again.
-    kit_.use_blocker = false;
-    return sample();
-  }
+void DeviceSampler::before_batch() {}
 
-  double seconds = 0;
-  if (mode_ == Mode::Cold) {
-    for (std::int64_t k = 0; k < count_; ++k) seconds += elapsed_seconds(starts_[k], stops_[k]);
-  } else {
-    seconds = elapsed_seconds(starts_[0], stops_[0]);
-  }
-  Sample s;
-  s.seconds = seconds / static_cast<double>(count_);
-  // No clock probe on AMD yet: the clock ratio stays unknown and no sample counts as throttled.
-  return s;
+void DeviceSampler::launch_blocker() {
+  const auto ticks = static_cast<std::uint64_t>(kBlockerTimeoutSeconds * static_cast<double>(kit_.wall_clock_hz));
+  PITOT_HIP_TRY(hip::launch_blocker(stream_, kit_.device_signals, ticks));
 }
+
+void DeviceSampler::launch_flush() {
+  PITOT_HIP_TRY(launch_cache_flush(stream_, kit_.flush_buffer, kit_.flush_bytes, kit_.flush_sink, kit_.cu_count * 4));
+}
+
+// No clock probe on AMD yet: the clock ratio stays unknown and no sample counts as throttled.
+void DeviceSampler::probe_clock(bool, std::uint64_t) {}
+
+double DeviceSampler::clock_ratio(std::uint64_t) const { return std::numeric_limits<double>::quiet_NaN(); }
+
+void DeviceSampler::instantiate_graph() {
+  PITOT_HIP_TRY(hipGraphInstantiate(&graph_exec_, graph_, nullptr, nullptr, 0));
+  // One untimed launch uploads the graph (hipGraphUpload is missing from older ROCm).
+  PITOT_HIP_TRY(hipGraphLaunch(graph_exec_, stream_));
+}
+
+// One whole sample, as the engine's default does.
+void DeviceSampler::run_once() { (void)sample(); }
 
 }  // namespace pitot::hip

@@ -1,0 +1,106 @@
+// Timing GPU work, shared by the CUDA and HIP backends: the timing modes and the sampler that
+// takes one cold, hot or graph sample per call. A sample is `batches_` batches; a batch queues
+// `count_` launches behind a spinning blocker kernel that the host releases once all are queued,
+// so the host's launch latency stays out of the events.
+//
+// Each backend defines its DeviceKit (what it keeps per device) and the hooks marked below, in
+// src/<backend>/sampler.hpp and sampler.cpp: how a sample is sized, how the blocker, the cache
+// flush and the clock probe are launched, and how a graph is instantiated.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <pitot/state.hpp>
+
+#include "gpu/api.hpp"
+
+namespace pitot::PITOT_GPU_NAMESPACE {
+
+enum class Mode { Cold, Hot, Graph };
+// "cold" | "hot" | "graph"; throws pitot::UsageError otherwise.
+Mode parse_mode(const std::string& text);
+const char* mode_name(Mode mode);
+// Between profiler start and stop the sampler queues no blocker: a profiler serializes the
+// launches it records, so a launch behind the spinning blocker would wait for it.
+void set_profiling(bool on);
+
+// What the backend keeps per device for the whole process (src/<backend>/sampler.hpp). Points
+// never run at the same time, and every sample ends synchronized, so one kit serves them all.
+struct DeviceKit;
+// The kit of `device`, made on first use (the calling thread must have selected the device).
+DeviceKit& device_kit(int device);
+// Hook: makes the kit of `device` (src/<backend>/sampler.cpp).
+std::unique_ptr<DeviceKit> make_kit(int device);
+
+// Launches queued behind the blocker per batch. The queue must hold them all while the blocker
+// spins (a full queue would stall the host until the blocker's timeout).
+constexpr std::int64_t kMaxColdLaunches = 32;  // each: flush, event, work, event
+constexpr std::int64_t kMaxHotLaunches = 128;
+// (kMaxGraphLaunches is the backend's: HIP dispatches a graph node by node.)
+
+// Seconds between two recorded events.
+double elapsed_seconds(gpuEvent_t start, gpuEvent_t stop);
+
+// Lets the stream run when the enqueueing scope ends, on an exception too (never leave the GPU
+// spinning). Signals is the backend's HostSignals (src/<backend>/kernels.hpp).
+template <class Signals>
+struct ReleaseOnExit {
+  Signals* signals;
+  ~ReleaseOnExit() {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    signals->release = 1;
+  }
+};
+
+class DeviceSampler final : public Sampler {
+ public:
+  DeviceSampler(DeviceKit& kit, Mode mode, std::function<void(Launch&)>& work, int rotations, int graph_launches,
+                double throttle_ratio);
+  ~DeviceSampler() override;
+  DeviceSampler(const DeviceSampler&) = delete;
+  DeviceSampler& operator=(const DeviceSampler&) = delete;
+
+  const char* backend() const override { return kBackendName; }
+  void warmup(double warmup_seconds, double min_sample_seconds) override;
+  Sample sample() override;
+  void run_once() override;  // hook
+  std::int64_t iterations_per_sample() const override { return count_ * batches_; }
+  void finish() override;
+
+ private:
+  void launch_work();  // one call of the author's work, on the next rotation
+  double run_batch(double* clock_ratio);  // count_ launches behind one blocker; summed seconds
+  void capture_graph();
+  void release_resources() noexcept;
+
+  // Hooks, defined by each backend (src/<backend>/sampler.cpp).
+  // count_ and batches_ for mode_, from the time of one hot launch (mode_ may change meanwhile).
+  void size_sample(double min_sample_seconds);
+  void before_batch();                                    // e.g. reset state a flush cannot reach
+  void launch_blocker();                                  // the spinning kernel at a batch's start
+  void launch_flush();                                    // the cache flush before a cold launch
+  void probe_clock(bool after, std::uint64_t sequence);   // around a batch's launches
+  double clock_ratio(std::uint64_t sequence) const;       // of the batch just run; NaN: unknown
+  void instantiate_graph();                               // graph_ into graph_exec_, uploaded
+
+  DeviceKit& kit_;
+  Mode mode_;
+  std::function<void(Launch&)>& work_;
+  int rotations_;
+  int graph_launches_;
+  double throttle_ratio_;
+  gpuStream_t stream_ = nullptr;
+  std::vector<gpuEvent_t> starts_, stops_;
+  gpuGraph_t graph_ = nullptr;
+  gpuGraphExec_t graph_exec_ = nullptr;
+  std::int64_t count_ = 1;  // launches per batch (in graph mode: per graph)
+  int batches_ = 1;         // batches per sample
+  std::int64_t launches_ = 0;
+};
+
+}  // namespace pitot::PITOT_GPU_NAMESPACE
