@@ -3,31 +3,11 @@
 #include <cctype>
 #include <string>
 
+#include "gpu/facts.hpp"
+
 namespace pitot::cuda {
 
-std::string machine_name_from_product(std::string_view product) {
-  std::string name;
-  std::string word;
-  auto flush_word = [&] {
-    if (word.empty() || word == "nvidia") {
-      word.clear();
-      return;
-    }
-    if (!name.empty()) name += '-';
-    name += word;
-    word.clear();
-  };
-  for (char c : product) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u)) {
-      word += static_cast<char>(std::tolower(u));
-    } else {
-      flush_word();
-    }
-  }
-  flush_word();
-  return name;
-}
+std::string machine_name_from_product(std::string_view product) { return product_slug(product, {"nvidia"}); }
 
 double peak_gbytes_per_second(double memory_clock_khz, int bus_width_bits) {
   if (!(memory_clock_khz > 0) || bus_width_bits <= 0) return 0;

@@ -7,29 +7,12 @@
 
 #include <pitot/benchmark.hpp>
 
+#include "gpu/facts.hpp"
+
 namespace pitot::hip {
 
 std::string machine_name_from_product(std::string_view product, std::string_view arch) {
-  std::string name;
-  std::string word;
-  auto flush_word = [&] {
-    if (word.empty() || word == "amd" || word == "instinct" || word == "radeon") {
-      word.clear();
-      return;
-    }
-    if (!name.empty()) name += '-';
-    name += word;
-    word.clear();
-  };
-  for (char c : product) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u)) {
-      word += static_cast<char>(std::tolower(u));
-    } else {
-      flush_word();
-    }
-  }
-  flush_word();
+  const std::string name = product_slug(product, {"amd", "instinct", "radeon"});
   // Older runtimes name unknown boards "Device 74a1" (the PCI id): the architecture says more.
   if (name.empty() || name.rfind("device-", 0) == 0 || name == "device") return gfx_arch(arch);
   return name;
