@@ -23,6 +23,8 @@ void check(gpuError_t status, const char* call, const char* file, int line) {
     (void)gpuGetLastError();  // a non-sticky error must not be reported again by the next check
   }
   std::string where = call ? call : std::string("a ") + kRuntimeName + " call";
+  // Shared code spells calls gpuX(...): name the runtime's own function (cudaX, hipX) to the user.
+  if (where.rfind("gpu", 0) == 0) where.replace(0, 3, PITOT_GPU_CUDA ? "cuda" : "hip");
   // The file's name only: results and logs must not carry the build machine's paths.
   if (file) where += " at " + std::filesystem::path(file).filename().string() + ":" + std::to_string(line);
   throw Error(error_message(status, where), status);

@@ -82,8 +82,10 @@ void print_list(std::ostream& out, const std::string& program, const std::vector
                 const std::vector<PlannedPoint>& points, bool as_json) {
   if (as_json) {
     // The device facts let a driver name the machine and count GPUs without running a point.
+    const json device = device_facts();
+    const int device_count = device.is_object() ? device.value("gpu_count", 1) : 0;
     json j = {{"program", program}, {"backend", device_backend() ? device_backend()->name : "cpu"},
-              {"device", device_facts()}, {"machine", device_machine_name()},
+              {"device", device}, {"device_count", device_count}, {"machine", device_machine_name()},
               {"benchmarks", json::array()}, {"points", json::array()}};
     for (const auto& b : infos) j["benchmarks"].push_back(to_json(b));
     for (const auto& p : points) j["points"].push_back({{"id", p.id}, {"name", p.name}, {"benchmark", p.def->name}});
