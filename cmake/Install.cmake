@@ -10,6 +10,13 @@ endif()
 if(TARGET pitot_hip)
   list(APPEND _pitot_install_targets pitot_hip)
 endif()
+# Exported as pitot::main, pitot::cuda, pitot::hip: the names the build tree's aliases use.
+set_target_properties(pitot_main PROPERTIES EXPORT_NAME main)
+foreach(_backend cuda hip)
+  if(TARGET pitot_${_backend})
+    set_target_properties(pitot_${_backend} PROPERTIES EXPORT_NAME ${_backend})
+  endif()
+endforeach()
 install(TARGETS ${_pitot_install_targets} EXPORT pitotTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
