@@ -460,7 +460,8 @@ int run_command(RunOptions o) {
   if (!o.no_asv) {
     dir = results_dir(o.asv_dir, config);
     CommitInfo commit = resolve_commit(o.commit, config ? config->repo : fs::path("."));
-    std::string env = o.env.empty() ? build_env_name() : o.env;
+    const auto timing = o.passthrough.find("--timing");
+    std::string env = o.env.empty() ? run_env_name(timing == o.passthrough.end() ? "" : timing->second) : o.env;
     for (const auto& d : devices) {
       AsvRun run;
       run.commit_hash = commit.hash;

@@ -211,6 +211,12 @@ std::map<std::string, std::string> build_requirements() {
   return req;
 }
 
+std::string run_env_name(const std::string& timing) {
+  std::string name = build_env_name();
+  if (!timing.empty() && timing != "cold") name += "-" + timing;
+  return name;
+}
+
 std::string build_env_name() {
   auto req = build_requirements();
   std::string name = "cpp-" + req["compiler"] + "-" + req["build_type"];

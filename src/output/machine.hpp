@@ -34,5 +34,8 @@ std::map<std::string, std::string> build_requirements();
 
 // Environment name describing the build: cpp-<compiler>-<version>-<build type>[-cuda<ver>].
 std::string build_env_name();
+// The default env of a run: the build's, plus the GPU timing mode unless it is the default (cold),
+// so hot or graph results never merge into the cold rows of the same benchmark.
+std::string run_env_name(const std::string& timing);
 
 }  // namespace pitot

@@ -152,7 +152,7 @@ void write_asv_results(const Options& o, const std::string& program, const std::
     throw UsageError(o.commit.empty() ? "--asv-dir needs a commit: run inside a git repository or give --commit HASH"
                                       : "--commit " + o.commit + " is not a commit of the repository here; give the full 40-digit hash");
   }
-  run.env_name = checked_name("--env", o.env.empty() ? build_env_name() : o.env);
+  run.env_name = checked_name("--env", o.env.empty() ? run_env_name(o.device.timing) : o.env);
   run.requirements = build_requirements();
   // Only benchmarks this run measured: a filtered run must not touch the others' rows.
   std::vector<BenchmarkInfo> measured;

@@ -61,6 +61,14 @@ TEST(BuildEnv, NameAndRequirements) {
   EXPECT_NO_THROW(checked_name("environment", env));
 }
 
+TEST(BuildEnv, TimingModesOtherThanColdGetTheirOwnEnv) {
+  // Hot or graph results must not merge into the cold rows of the same benchmark.
+  EXPECT_EQ(run_env_name(""), build_env_name());
+  EXPECT_EQ(run_env_name("cold"), build_env_name());
+  EXPECT_EQ(run_env_name("hot"), build_env_name() + "-hot");
+  EXPECT_EQ(run_env_name("graph"), build_env_name() + "-graph");
+}
+
 TEST(GitCommit, HashAndAuthorDateOfAThrowawayRepo) {
   fs::path repo = fs::temp_directory_path() / ("pitot-git-test-" + std::to_string(::getpid()));
   fs::remove_all(repo);
