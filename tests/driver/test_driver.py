@@ -7,9 +7,9 @@ Each case works in a fresh temporary git repository with `pitot init`'s asv.conf
 """
 import atexit
 import json
-import shutil
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -144,9 +144,14 @@ def case_misbehaving():
 def case_interrupt():
     repo = make_repo()
     slow = FAST[:6] + ["--max-time", "0.05", "--progress", "plain"]
+    # A private copy of the program (same file name, so the same asv name), so the orphan check
+    # below cannot see the same program run by another test in parallel (ctest -j).
+    os.makedirs(os.path.join(repo, "private"))
+    program = os.path.join(repo, "private", os.path.basename(prog("trivial")))
+    shutil.copy2(prog("trivial"), program)
     for sig in (signal.SIGINT, signal.SIGKILL):
         results = f"results-{sig.name}"
-        p = subprocess.Popen([PITOT, "run", prog("trivial"), "--machine", "testbox", "--interleave", "1",
+        p = subprocess.Popen([PITOT, "run", program, "--machine", "testbox", "--interleave", "1",
                               "--asv-dir", results] + slow,
                              cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         # Wait until some points are in, then interrupt mid-run.
@@ -170,7 +175,7 @@ def case_interrupt():
             check(done >= 15, f"{sig.name}: finished points kept ({done})")
         # No child left running.
         time.sleep(0.5)
-        ps = subprocess.run(["pgrep", "-f", prog("trivial")], capture_output=True, text=True).stdout.split()
+        ps = subprocess.run(["pgrep", "-f", program], capture_output=True, text=True).stdout.split()
         check(not ps, f"{sig.name}: no orphan benchmark process ({ps})")
         leftovers = [n for n in os.listdir(os.path.join(repo, results, "testbox")) if ".tmp" in n]
         check(not leftovers, f"{sig.name}: no temporary files left ({leftovers})")
