@@ -24,7 +24,13 @@ function(pitot_add_benchmark name)
     target_link_libraries(${name} PRIVATE pitot::cuda)
   endif()
   target_compile_definitions(${name} PRIVATE PITOT_PROGRAM_NAME="${name}")
-  set_property(GLOBAL APPEND PROPERTY PITOT_BENCHMARK_PROGRAMS ${name})
+  pitot_register_program(${name})
+endfunction()
+
+# Lists a program target in the build's manifest (pitot_add_benchmark and the HIP flavour's
+# pitot_add_hip_benchmark call it).
+function(pitot_register_program target)
+  set_property(GLOBAL APPEND PROPERTY PITOT_BENCHMARK_PROGRAMS ${target})
   # The manifest is written once, after the whole project is configured.
   get_property(deferred GLOBAL PROPERTY PITOT_MANIFEST_DEFERRED)
   if(NOT deferred)
