@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "driver/compare_input.hpp"
+#include "temp_dir.hpp"
 
 namespace pc = pitot::compare;
 namespace fs = std::filesystem;
@@ -18,23 +19,6 @@ using nlohmann::json;
 namespace {
 
 const fs::path kData = PITOT_COMPARE_DATA;
-
-// A fresh folder per test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() /
-            (std::string("pitot-compare-") + info->name() + "-" + std::to_string(::getpid()));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 void write(const fs::path& file, const std::string& text) {
   fs::create_directories(file.parent_path());

@@ -11,6 +11,7 @@
 
 #include "driver/compare_report.hpp"
 #include "driver/compare_run.hpp"
+#include "temp_dir.hpp"
 
 namespace pc = pitot::compare;
 namespace fs = std::filesystem;
@@ -19,22 +20,6 @@ using nlohmann::json;
 namespace {
 
 const fs::path kData = PITOT_COMPARE_DATA;
-
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() /
-            (std::string("pitot-compare-report-") + info->name() + "-" + std::to_string(::getpid()));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 struct Outcome {
   int code;
