@@ -32,94 +32,7 @@
 #error "<pitot/gpu.hpp> is for GPU sources: compile this file with nvcc (as a .cu file) or with hipcc"
 #endif
 
-#if PITOT_GPU_HIP
-#define PITOT_GPU_PREFIX(name) hip##name
-#else
-#define PITOT_GPU_PREFIX(name) cuda##name
-#endif
-
-// Types.
-#define gpuError_t PITOT_GPU_PREFIX(Error_t)
-#define gpuStream_t PITOT_GPU_PREFIX(Stream_t)
-#define gpuEvent_t PITOT_GPU_PREFIX(Event_t)
-#define gpuGraph_t PITOT_GPU_PREFIX(Graph_t)
-#define gpuGraphExec_t PITOT_GPU_PREFIX(GraphExec_t)
-#if PITOT_GPU_HIP
-#define gpuDeviceProp_t hipDeviceProp_t
-#else
-#define gpuDeviceProp_t cudaDeviceProp
-#endif
-
-// Constants.
-#define gpuSuccess PITOT_GPU_PREFIX(Success)
-#define gpuMemcpyHostToDevice PITOT_GPU_PREFIX(MemcpyHostToDevice)
-#define gpuMemcpyDeviceToHost PITOT_GPU_PREFIX(MemcpyDeviceToHost)
-#define gpuMemcpyDeviceToDevice PITOT_GPU_PREFIX(MemcpyDeviceToDevice)
-#define gpuMemcpyDefault PITOT_GPU_PREFIX(MemcpyDefault)
-#define gpuStreamNonBlocking PITOT_GPU_PREFIX(StreamNonBlocking)
-#define gpuEventDefault PITOT_GPU_PREFIX(EventDefault)
-#define gpuEventDisableTiming PITOT_GPU_PREFIX(EventDisableTiming)
-
-// Memory.
-#define gpuMalloc PITOT_GPU_PREFIX(Malloc)
-#define gpuFree PITOT_GPU_PREFIX(Free)
-#define gpuMemcpy PITOT_GPU_PREFIX(Memcpy)
-#define gpuMemcpyAsync PITOT_GPU_PREFIX(MemcpyAsync)
-#define gpuMemcpy2D PITOT_GPU_PREFIX(Memcpy2D)
-#define gpuMemcpy2DAsync PITOT_GPU_PREFIX(Memcpy2DAsync)
-#define gpuMemset PITOT_GPU_PREFIX(Memset)
-#define gpuMemsetAsync PITOT_GPU_PREFIX(MemsetAsync)
-#define gpuMemGetInfo PITOT_GPU_PREFIX(MemGetInfo)
-#if PITOT_GPU_HIP
-#define gpuMallocHost(ptr, bytes) hipHostMalloc((ptr), (bytes), hipHostMallocDefault)
-#define gpuFreeHost hipHostFree
-#else
-#define gpuMallocHost cudaMallocHost
-#define gpuFreeHost cudaFreeHost
-#endif
-
-// Devices, streams, errors.
-#define gpuGetDevice PITOT_GPU_PREFIX(GetDevice)
-#define gpuSetDevice PITOT_GPU_PREFIX(SetDevice)
-#define gpuGetDeviceCount PITOT_GPU_PREFIX(GetDeviceCount)
-#define gpuGetDeviceProperties PITOT_GPU_PREFIX(GetDeviceProperties)
-#define gpuDeviceGetAttribute PITOT_GPU_PREFIX(DeviceGetAttribute)
-#define gpuDeviceSynchronize PITOT_GPU_PREFIX(DeviceSynchronize)
-#define gpuStreamCreate PITOT_GPU_PREFIX(StreamCreate)
-#define gpuStreamCreateWithFlags PITOT_GPU_PREFIX(StreamCreateWithFlags)
-#define gpuStreamDestroy PITOT_GPU_PREFIX(StreamDestroy)
-#define gpuStreamSynchronize PITOT_GPU_PREFIX(StreamSynchronize)
-#define gpuGetLastError PITOT_GPU_PREFIX(GetLastError)
-#define gpuPeekAtLastError PITOT_GPU_PREFIX(PeekAtLastError)
-#define gpuGetErrorString PITOT_GPU_PREFIX(GetErrorString)
-#define gpuGetErrorName PITOT_GPU_PREFIX(GetErrorName)
-
-// Events.
-#define gpuEventCreate PITOT_GPU_PREFIX(EventCreate)
-#define gpuEventCreateWithFlags PITOT_GPU_PREFIX(EventCreateWithFlags)
-#define gpuEventRecord PITOT_GPU_PREFIX(EventRecord)
-#define gpuEventSynchronize PITOT_GPU_PREFIX(EventSynchronize)
-#define gpuEventElapsedTime PITOT_GPU_PREFIX(EventElapsedTime)
-#define gpuEventDestroy PITOT_GPU_PREFIX(EventDestroy)
-
-// Device attributes (the enumerators are spelled differently by the two runtimes).
-#if PITOT_GPU_HIP
-#define gpuDevAttrMultiProcessorCount hipDeviceAttributeMultiprocessorCount
-#define gpuDevAttrL2CacheSize hipDeviceAttributeL2CacheSize
-#define gpuDevAttrMaxSharedMemoryPerBlock hipDeviceAttributeMaxSharedMemoryPerBlock
-#define gpuDevAttrClockRate hipDeviceAttributeClockRate
-#define gpuDevAttrWarpSize hipDeviceAttributeWarpSize
-#define gpuDevAttrComputeCapabilityMajor hipDeviceAttributeComputeCapabilityMajor  // gfx version: 9(.4) on gfx942
-#define gpuDevAttrComputeCapabilityMinor hipDeviceAttributeComputeCapabilityMinor
-#else
-#define gpuDevAttrMultiProcessorCount cudaDevAttrMultiProcessorCount
-#define gpuDevAttrL2CacheSize cudaDevAttrL2CacheSize
-#define gpuDevAttrMaxSharedMemoryPerBlock cudaDevAttrMaxSharedMemoryPerBlock
-#define gpuDevAttrClockRate cudaDevAttrClockRate
-#define gpuDevAttrWarpSize cudaDevAttrWarpSize
-#define gpuDevAttrComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
-#define gpuDevAttrComputeCapabilityMinor cudaDevAttrComputeCapabilityMinor
-#endif
+#include <pitot/gpu_names.hpp>
 
 // Check a runtime call in benchmark code: PITOT_GPU_CHECK(gpuMalloc(&p, bytes));
 #if PITOT_GPU_HIP
@@ -136,12 +49,6 @@ using gpu_bfloat16 = __hip_bfloat16;
 using gpu_bfloat16 = hip_bfloat16;
 #else
 using gpu_bfloat16 = __nv_bfloat16;
-#endif
-
-#if PITOT_GPU_HIP
-#define PITOT_GPU_NAMESPACE hip
-#else
-#define PITOT_GPU_NAMESPACE cuda
 #endif
 
 // The helpers below go into the backend's namespace, and pitot::gpu names it: pitot::gpu::shfl_xor,

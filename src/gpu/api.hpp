@@ -18,39 +18,7 @@
 #include <pitot/cuda.hpp>
 #endif
 
-// The same definitions as in <pitot/gpu.hpp> (repeating an identical macro is allowed).
-#if PITOT_GPU_HIP
-#define PITOT_GPU_PREFIX(name) hip##name
-#define PITOT_GPU_NAMESPACE hip
-#else
-#define PITOT_GPU_PREFIX(name) cuda##name
-#define PITOT_GPU_NAMESPACE cuda
-#endif
-
-#define gpuError_t PITOT_GPU_PREFIX(Error_t)
-#define gpuStream_t PITOT_GPU_PREFIX(Stream_t)
-#define gpuEvent_t PITOT_GPU_PREFIX(Event_t)
-#define gpuGraph_t PITOT_GPU_PREFIX(Graph_t)
-#define gpuGraphExec_t PITOT_GPU_PREFIX(GraphExec_t)
-#define gpuSuccess PITOT_GPU_PREFIX(Success)
-#define gpuStreamNonBlocking PITOT_GPU_PREFIX(StreamNonBlocking)
-#define gpuDeviceSynchronize PITOT_GPU_PREFIX(DeviceSynchronize)
-#define gpuStreamCreateWithFlags PITOT_GPU_PREFIX(StreamCreateWithFlags)
-#define gpuStreamDestroy PITOT_GPU_PREFIX(StreamDestroy)
-#define gpuStreamSynchronize PITOT_GPU_PREFIX(StreamSynchronize)
-#define gpuGetLastError PITOT_GPU_PREFIX(GetLastError)
-#define gpuPeekAtLastError PITOT_GPU_PREFIX(PeekAtLastError)
-#define gpuEventCreate PITOT_GPU_PREFIX(EventCreate)
-#define gpuEventRecord PITOT_GPU_PREFIX(EventRecord)
-#define gpuEventElapsedTime PITOT_GPU_PREFIX(EventElapsedTime)
-#define gpuEventDestroy PITOT_GPU_PREFIX(EventDestroy)
-// Names gpu.hpp does not map (benchmarks do not need them).
-#define gpuGraphDestroy PITOT_GPU_PREFIX(GraphDestroy)
-#define gpuGraphExecDestroy PITOT_GPU_PREFIX(GraphExecDestroy)
-#define gpuGraphLaunch PITOT_GPU_PREFIX(GraphLaunch)
-#define gpuStreamBeginCapture PITOT_GPU_PREFIX(StreamBeginCapture)
-#define gpuStreamEndCapture PITOT_GPU_PREFIX(StreamEndCapture)
-#define gpuStreamCaptureModeThreadLocal PITOT_GPU_PREFIX(StreamCaptureModeThreadLocal)
+#include <pitot/gpu_names.hpp>
 
 namespace pitot::PITOT_GPU_NAMESPACE {
 // The backend's name in results ("cuda", "hip") and the runtime's in messages ("CUDA", "HIP").
