@@ -1,22 +1,22 @@
 #!/usr/bin/env bash
-# Command one of the README: install what is missing, build, run the bundled suite with the pitot
-# driver, and grow an asv database under ./asv-results (or $PITOT_ASV_DIR). Extra arguments go to
-# `pitot run` (e.g. --filter 'gemm', --max-time 0.5, --machine h200).
+# Command one of the README: install what is missing, build pitot and the bundled suite (not the
+# tests), run the suite with the pitot driver, and grow an asv database under ./asv-results (or
+# $PITOT_ASV_DIR). Extra arguments go to `pitot run` (e.g. --filter 'gemm', --max-time 0.5).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
 export PITOT_BUILD_DIR=${PITOT_BUILD_DIR:-$root/build}
-"$root/scripts/build.sh"
+"$root/scripts/build.sh" -DPITOT_BUILD_TESTS=OFF
 build=$PITOT_BUILD_DIR
 pitot=$build/src/driver/pitot
 asv_dir=${PITOT_ASV_DIR:-$root/asv-results}
+config=$asv_dir/asv.conf.json
 
-mkdir -p "$asv_dir"
-if [ ! -f "$asv_dir/asv.conf.json" ]; then
+if [ ! -f "$config" ]; then
   "$pitot" init --dir "$asv_dir" --repo "$root"
 fi
 
-# Without an NVIDIA GPU the GPU programs could only fail: run the CPU examples alone.
+# Without an NVIDIA GPU the GPU programs could only skip their points: run the CPU examples alone.
 programs=()
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
   echo "run-suite: no NVIDIA GPU here: running the CPU examples only (bench_examples)"
@@ -24,15 +24,21 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; t
 fi
 
 rc=0
-(cd "$root" && "$pitot" run "${programs[@]}" --build-dir "$build" --config "$asv_dir/asv.conf.json" "$@") || rc=$?
-if [ "$rc" -ge 2 ]; then
-  exit "$rc"
-fi
+(cd "$root" && "$pitot" run "${programs[@]}" --build-dir "$build" --config "$config" "$@") || rc=$?
+
+# The next steps, as commands that work from here.
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "")
 cat <<TXT
 
-The asv database is in $asv_dir/results (machine folders, one results file per commit and build).
-View it:  scripts/pitot-asv --config $asv_dir/asv.conf.json preview    (needs: pip install asv==0.6.6)
-Compare:  $pitot compare HEAD~1 HEAD --config $asv_dir/asv.conf.json
+The asv database is in $asv_dir/results (one folder per machine, one file per commit and build).
+Look at the history (the first use installs asv $(grep -m1 '^ASV_VERSION=' "$root/scripts/pitot-asv" | cut -d= -f2) into a virtual environment):
+  scripts/pitot-asv --config $config publish
+  scripts/pitot-asv --config $config preview
 TXT
-# Exit 1 only when points failed (the bundled CPU examples hold one planted failing point).
+if [ -n "$commit" ]; then
+  cat <<TXT
+After your next commit, run this script again and ask whether anything got slower (exit 1 if so):
+  $pitot compare $commit HEAD --config $config
+TXT
+fi
 exit "$rc"

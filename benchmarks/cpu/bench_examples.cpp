@@ -1,5 +1,5 @@
 // Example CPU benchmarks: every axis kind, work counters, untimed setup, manual timing,
-// a point skipped at run time and a point that fails. Read this file as a how-to.
+// a point skipped at run time and a point that fails on bad input. Read this file as a how-to.
 #include <pitot/pitot.hpp>
 
 #include <algorithm>
@@ -80,15 +80,18 @@ void accumulate_manual(pitot::State& state) {
 }
 PITOT_BENCHMARK(accumulate_manual).axis("n", {100000});
 
-// A benchmark whose setup rejects one of its inputs: that point fails, the others run.
+// A benchmark whose setup rejects a bad input: that point fails with the message, the others run.
+// Its own inputs parse; see a failure with `bench_examples --axis input=12345,abc`.
 void parse_numbers(pitot::State& state) {
   const auto& text = state.get_string("input");
-  if (text == "not-a-number") throw std::runtime_error("input '" + text + "' cannot be parsed");
+  char* end = nullptr;
+  (void)std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0') throw std::runtime_error("input '" + text + "' cannot be parsed");
   state.exec([&] {
     volatile long v = std::strtol(text.c_str(), nullptr, 10);
     (void)v;
   });
 }
-PITOT_BENCHMARK(parse_numbers).axis("input", {"12345", "not-a-number"}).timeout(30);
+PITOT_BENCHMARK(parse_numbers).axis("input", {"12345", "-42"}).timeout(30);
 
 }  // namespace

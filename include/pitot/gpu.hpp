@@ -16,10 +16,15 @@
 #define PITOT_GPU_HIP 1
 #define PITOT_GPU_CUDA 0
 #include <hip/hip_runtime.h>
-#if __has_include(<hip/hip_bf16.h>)
-#include <hip/hip_bf16.h>  // ROCm 6: __hip_bfloat16
+// ROCm 6's <hip/hip_bf16.h> (__hip_bfloat16). ROCm 5.7 ships that header too, but its
+// amd_hip_bf16.h defines host functions without `inline`, so two sources including it fail to
+// link (multiple definition of __float2bfloat16): below 6, use ROCm 5's hip_bfloat16 class.
+#if __has_include(<hip/hip_bf16.h>) && HIP_VERSION_MAJOR >= 6
+#define PITOT_GPU_HIP_BF16 1
+#include <hip/hip_bf16.h>
 #else
-#include <hip/hip_bfloat16.h>  // ROCm 5: hip_bfloat16
+#define PITOT_GPU_HIP_BF16 0
+#include <hip/hip_bfloat16.h>
 #endif
 #include <pitot/hip.hpp>
 #elif defined(__CUDACC__)
@@ -43,7 +48,7 @@
 
 
 // 16-bit brain float, with conversions usable on the host and the device.
-#if PITOT_GPU_HIP && __has_include(<hip/hip_bf16.h>)
+#if PITOT_GPU_HIP && PITOT_GPU_HIP_BF16
 using gpu_bfloat16 = __hip_bfloat16;
 #elif PITOT_GPU_HIP
 using gpu_bfloat16 = hip_bfloat16;
@@ -58,7 +63,7 @@ namespace PITOT_GPU_NAMESPACE {
 
 // Round to nearest even.
 __host__ __device__ inline gpu_bfloat16 bf16_from_float(float value) {
-#if PITOT_GPU_HIP && !__has_include(<hip/hip_bf16.h>)
+#if PITOT_GPU_HIP && !PITOT_GPU_HIP_BF16
   return hip_bfloat16(value);
 #else
   return __float2bfloat16(value);
@@ -66,7 +71,7 @@ __host__ __device__ inline gpu_bfloat16 bf16_from_float(float value) {
 }
 
 __host__ __device__ inline float float_from_bf16(gpu_bfloat16 value) {
-#if PITOT_GPU_HIP && !__has_include(<hip/hip_bf16.h>)
+#if PITOT_GPU_HIP && !PITOT_GPU_HIP_BF16
   return static_cast<float>(value);
 #else
   return __bfloat162float(value);

@@ -29,10 +29,10 @@ cat > "$work/asv.conf.json" <<JSON
 JSON
 
 knobs=(--quiet --max-time 0.05 --min-time 0.01 --warmup 0 --machine e2e-box --env cpp-e2e)
-# The example suite has a failing point on purpose: exit 1, results still written.
+# A bad input planted through --axis fails one point: exit 1, results still written.
 for c in "$first" "$second"; do
   set +e
-  (cd "$repo" && "$prog" "${knobs[@]}" --commit "$c" --asv-dir "$work/results" --json "$work/run-${c:0:8}.json")
+  (cd "$repo" && "$prog" "${knobs[@]}" --axis 'parse_numbers:input=12345,not-a-number' --commit "$c" --asv-dir "$work/results" --json "$work/run-${c:0:8}.json")
   rc=$?
   set -e
   [ "$rc" -eq 1 ] || { echo "expected exit 1 (one planted failing point), got $rc"; exit 1; }
