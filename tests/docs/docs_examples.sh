@@ -44,18 +44,21 @@ fi
 build_project "$work/writing" "$work/writing-build"
 for src in "$work"/writing/*.cpp; do
   name=$(basename "$src" .cpp)
-  "$work/writing-build/$name" --max-time 0.02 --quiet || fail "$name (docs/writing-benchmarks.md) exited $?"
+  "$work/writing-build/$name" --max-time 0.05 --quiet || fail "$name (docs/writing-benchmarks.md) exited $?"
 done
 
-# README: each command of the tagged blocks, run in a scratch folder with the program it names.
+# README: each command of the tagged blocks, run with the program it names in a scratch git
+# repository (the README's commands run inside pitot's checkout, whose commit asv rows record).
 [ -s "$work/readme/run.txt" ] || fail "README lost its tagged commands"
 while IFS=$'\t' read -r dir command; do
   scratch=$(mktemp -d "$work/run.XXXX")
+  git -C "$scratch" init -q
+  git -C "$scratch" -c user.name=t -c user.email=t@example.invalid -c commit.gpgsign=false \
+    commit -q --allow-empty -m "docs example"
   program=${command%% *}  # ./bench_examples
-  cp "$build/$dir/${program#./}" "$scratch/"
-  (cd "$scratch" && bash -c "$command" >"$scratch/out.log" 2>&1) || {
-    cat "$scratch/out.log"
-    fail "README command failed (exit $?): $command"
-  }
+  cp "$build/${dir#build/}/${program#./}" "$scratch/"  # the README's build/ is this build
+  rc=0
+  (cd "$scratch" && bash -c "$command" >"$scratch/out.log" 2>&1) || rc=$?
+  [ "$rc" -eq 0 ] || { cat "$scratch/out.log"; fail "README command exited $rc: $command"; }
 done <"$work/readme/run.txt"
 echo "docs examples: passed"
