@@ -110,6 +110,13 @@ void finalize(PointRun& run, const std::string& program) {
   const auto peak = r.backend_info.find("peak_gbytes_per_second");
   if (peak != r.backend_info.end() && peak->is_number() && peak->get<double>() > 0 && r.bytes > 0)
     r.tracks.push_back({"percent_of_peak_bandwidth", "%", 100.0 * r.bytes / r.stats->median / 1e9 / peak->get<double>()});
+  // The kernel clock's busy time (sum of the work's record durations per launch) beside the span.
+  const auto kclock = r.backend_info.find("kernel_clock");
+  if (kclock != r.backend_info.end() && kclock->is_object()) {
+    const auto busy = kclock->find("busy_seconds");
+    if (busy != kclock->end() && busy->is_number() && busy->get<double>() > 0)
+      r.tracks.push_back({"kernel_busy_seconds", "seconds", busy->get<double>()});
+  }
 }
 
 // The body of a point's thread: runs the benchmark function, holding the turn except while

@@ -56,7 +56,9 @@ struct RunOptions {
 // What every worker shares: the database, the results so far, the progress display.
 class Sink {
  public:
-  Sink(Progress& progress, std::optional<fs::path> dir) : progress_(progress), dir_(std::move(dir)) {}
+  // clock_suffix: kernel-clock rows go to the env with kKernelClockEnvSuffix (not under a user's --env).
+  Sink(Progress& progress, std::optional<fs::path> dir, bool clock_suffix)
+      : progress_(progress), dir_(std::move(dir)), clock_suffix_(clock_suffix) {}
 
   // Records finished points of one program on one device: database first, then memory.
   void record(const AsvRun* run, const ProgramInfo& program, const std::string& where,
@@ -64,13 +66,17 @@ class Sink {
     if (points.empty()) return;
     std::lock_guard lock(mutex_);
     if (dir_ && run && !fatal_) {
-      std::vector<BenchmarkInfo> benchmarks;
-      std::set<std::string> seen;
-      for (const auto& p : points)
-        for (const auto& b : program.benchmarks)
-          if (b.name == p.benchmark && seen.insert(b.name).second) benchmarks.push_back(b);
       try {
-        write_asv(*dir_, *run, benchmarks, points);
+        for (const auto& [env, group] : split_by_clock(run->env_name, points, clock_suffix_)) {
+          std::vector<BenchmarkInfo> benchmarks;
+          std::set<std::string> seen;
+          for (const auto& p : group)
+            for (const auto& b : program.benchmarks)
+              if (b.name == p.benchmark && seen.insert(b.name).second) benchmarks.push_back(b);
+          AsvRun clocked = *run;
+          clocked.env_name = env;
+          write_asv(*dir_, clocked, benchmarks, group);
+        }
       } catch (const AsvError& e) {
         fatal_ = true;
         fatal_message_ = e.what();
@@ -94,6 +100,7 @@ class Sink {
  private:
   Progress& progress_;
   std::optional<fs::path> dir_;
+  bool clock_suffix_ = true;
   std::mutex mutex_;
   std::vector<PointResult> all_;
   bool fatal_ = false;
@@ -490,12 +497,13 @@ int run_command(RunOptions o) {
 
   bool live = o.progress == "live" || (o.progress == "auto" && isatty(STDERR_FILENO));
   Progress progress(o.progress == "none" ? nullptr : stderr, live, total * devices.size());
-  Sink sink(progress, dir);
+  Sink sink(progress, dir, o.env.empty());
   if (dir) {
     const AsvRun& r = runs.begin()->second;
-    progress.note(fmt::format("pitot: {} points of {} program(s) -> {} (machine {}, commit {}, env {})",
+    progress.note(fmt::format("pitot: {} points of {} program(s) -> {} (machine {}, commit {}, env {}{})",
                               total * devices.size(), programs.size(), dir->string(), r.machine,
-                              r.commit_hash.substr(0, 8), r.env_name));
+                              r.commit_hash.substr(0, 8), r.env_name,
+                              o.env.empty() ? fmt::format("; kernel-clock rows: {}{}", r.env_name, kKernelClockEnvSuffix) : ""));
   }
 
   // 4. One worker per device; each runs the programs one after another.
@@ -564,7 +572,7 @@ void setup(CLI::App& root) {
   cmd->add_flag("--no-interleave", o->no_interleave, "Run each program's points one after another");
   // Engine and device knobs go to every program unchanged (see docs/program-cli.md).
   for (const char* flag : {"--warmup", "--min-samples", "--min-time", "--max-time", "--max-samples", "--ci-target",
-                           "--batch-time", "--min-sample-time", "--seed", "--timing", "--graph-launches",
+                           "--batch-time", "--min-sample-time", "--seed", "--timing", "--clock", "--graph-launches",
                            "--throttle-ratio"}) {
     cmd->add_option_function<std::string>(flag, [o, flag](const std::string& v) { o->passthrough[flag] = v; },
                                           "Passed to every program (see its --help)");

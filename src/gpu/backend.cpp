@@ -1,11 +1,20 @@
 #include "gpu/backend.hpp"
 
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include <pitot/benchmark.hpp>
 
+#include "gpu/activity.hpp"
 #include "gpu/error.hpp"
 #include "gpu/sampler.hpp"
 // The backend's DeviceKit.
@@ -19,6 +28,63 @@ namespace pitot::PITOT_GPU_NAMESPACE {
 namespace {
 // set_rotations() applies to the next exec of the same thread (each point runs in its own thread).
 thread_local int pending_rotations = 1;
+
+// The clock a point is timed with: --clock, else the default of its mode. A kernel clock that
+// cannot run (no CUPTI, a profiler holds it) gives way to events, said once per process.
+Clock choose_clock(const std::string& asked, Mode mode, std::string* unavailable) {
+  if (asked == "events") return Clock::Events;
+  if (!asked.empty()) {
+    (void)parse_clock(asked);
+    if (mode != Mode::Cold)
+      throw UsageError("--clock kernel times cold launches only; hot and graph mode time with events");
+  } else if (mode != Mode::Cold || kDefaultColdClock == Clock::Events || !PITOT_GPU_CUDA) {
+    return Clock::Events;  // HIP has no kernel clock (docs/hip-backend.md): events, silently
+  }
+  const std::string& why = activity_start();
+  if (why.empty()) return Clock::Kernel;
+  *unavailable = why;
+  static std::once_flag said;
+  std::call_once(said, [&] { std::fprintf(stderr, "pitot: kernel clock unavailable: %s; timing with events\n", why.c_str()); });
+  return Clock::Events;
+}
+
+std::string demangled(const std::string& name) {
+  int status = 0;
+  char* text = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && text ? text : name;
+  std::free(text);
+  return out;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+// The point's "kernel_clock" object (docs/cuda-backend.md, "The kernel clock").
+nlohmann::json kernel_clock_info(const DeviceSampler& sampler) {
+  using nlohmann::json;
+  const auto& b = sampler.breakdown();
+  const double launches = static_cast<double>(std::max<std::int64_t>(b.launches(), 1));
+  json kernels = json::array();
+  for (const auto& e : b.entries())
+    kernels.push_back({{"name", demangled(e.name)},
+                       {"kind", kernel_clock::kind_name(e.kind)},
+                       {"count_per_launch", static_cast<double>(e.count) / launches},
+                       {"total_seconds", e.total_ns * 1e-9},
+                       {"mean_seconds", e.count > 0 ? e.total_ns * 1e-9 / static_cast<double>(e.count) : 0.0}});
+  return {{"busy_seconds", median(sampler.busy_samples())},
+          {"events_seconds", median(sampler.event_samples())},
+          {"busy_samples", sampler.busy_samples()},
+          {"event_samples", sampler.event_samples()},
+          {"launches", b.launches()},
+          {"kernels", kernels},
+          {"unattributed_records", sampler.matcher().unattributed()},
+          {"late_records", sampler.matcher().late()},
+          {"invalid_records", sampler.matcher().invalid()}};
+}
 }  // namespace
 
 void exec(State& state, std::function<void(Launch&)> work) {
@@ -36,8 +102,13 @@ void exec(State& state, std::function<void(Launch&)> work) {
   if (rotations > 1) state.set_backend_info("rotations", std::to_string(rotations));
   if (mode == Mode::Cold) state.set_backend_info("flush_bytes", std::to_string(kit.flush_bytes));
   record_kit_info(state, kit);
-  DeviceSampler sampler(kit, mode, work, rotations, options.graph_launches, options.throttle_ratio);
+  std::string unavailable;
+  const Clock clock = choose_clock(options.clock, mode, &unavailable);
+  state.set_backend_info("clock", nlohmann::json(clock_name(clock)).dump());
+  if (!unavailable.empty()) state.set_backend_info("kernel_clock_unavailable", nlohmann::json(unavailable).dump());
+  DeviceSampler sampler(kit, mode, clock, work, rotations, options.graph_launches, options.throttle_ratio);
   state.run(sampler);
+  if (sampler.kernel_clock()) state.set_backend_info("kernel_clock", kernel_clock_info(sampler).dump());
   state.set_backend_info("launches_per_sample", std::to_string(sampler.iterations_per_sample()));
   // Without the blocker the host's launch latency can fall between the events (see run_batch);
   // it may have been given up during this point (a tool serializing launches).

@@ -5,9 +5,12 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <stdexcept>
+#include <thread>
 
 #include <pitot/benchmark.hpp>
 
+#include "gpu/activity.hpp"
 #include "gpu/error.hpp"
 // The backend's DeviceKit and HostSignals.
 #if PITOT_GPU_HIP
@@ -19,6 +22,12 @@
 namespace pitot::PITOT_GPU_NAMESPACE {
 namespace {
 std::atomic<bool> profiling_now{false};
+// Kernel clock launch ids, unique in the process: a late record of an earlier point's launch can
+// never be taken for one of this point's.
+std::atomic<std::uint64_t> next_activity_id{1};
+// After a batch's synchronize its records are complete, but may come in a later buffer.
+constexpr int kFlushRetries = 20;
+constexpr auto kFlushRetryWait = std::chrono::microseconds(100);
 }  // namespace
 
 void set_profiling(bool on) { profiling_now = on; }
@@ -29,6 +38,14 @@ Mode parse_mode(const std::string& text) {
   if (text == "graph") return Mode::Graph;
   throw UsageError("--timing " + text + ": use cold, hot or graph");
 }
+
+Clock parse_clock(const std::string& text) {
+  if (text == "kernel") return Clock::Kernel;
+  if (text == "events") return Clock::Events;
+  throw UsageError("--clock " + text + ": use kernel or events");
+}
+
+const char* clock_name(Clock clock) { return clock == Clock::Kernel ? "kernel" : "events"; }
 
 const char* mode_name(Mode mode) {
   switch (mode) {
@@ -54,9 +71,9 @@ double elapsed_seconds(gpuEvent_t start, gpuEvent_t stop) {
   return static_cast<double>(ms) * 1e-3;
 }
 
-DeviceSampler::DeviceSampler(DeviceKit& kit, Mode mode, std::function<void(Launch&)>& work, int rotations,
-                             int graph_launches, double throttle_ratio)
-    : kit_(kit), mode_(mode), work_(work), rotations_(std::max(1, rotations)), graph_launches_(graph_launches),
+DeviceSampler::DeviceSampler(DeviceKit& kit, Mode mode, Clock clock, std::function<void(Launch&)>& work,
+                             int rotations, int graph_launches, double throttle_ratio)
+    : kit_(kit), mode_(mode), clock_(clock), work_(work), rotations_(std::max(1, rotations)), graph_launches_(graph_launches),
       throttle_ratio_(throttle_ratio) {
   try {
     PITOT_GPU_TRY(gpuStreamCreateWithFlags(&stream_, gpuStreamNonBlocking));
@@ -94,9 +111,20 @@ void DeviceSampler::release_resources() noexcept {
 
 void DeviceSampler::finish() { release_resources(); }
 
-void DeviceSampler::launch_work() {
+void DeviceSampler::launch_work(std::uint64_t activity_id) {
   Launch launch(stream_, static_cast<int>(launches_++ % rotations_));
-  work_(launch);
+  if (activity_id != 0) {
+    activity_push(activity_id);
+    try {
+      work_(launch);
+    } catch (...) {
+      activity_pop();
+      throw;
+    }
+    activity_pop();
+  } else {
+    work_(launch);
+  }
   // A bad launch configuration shows up here, not at the next synchronization.
   PITOT_GPU_TRY(gpuPeekAtLastError());
 }
@@ -127,10 +155,19 @@ void DeviceSampler::warmup(double warmup_seconds, double min_sample_seconds) {
   do {
     (void)sample();
   } while (std::chrono::duration<double>(clock::now() - start).count() < warmup_seconds);
+  busy_samples_.clear();
+  event_samples_.clear();
+  breakdown_.clear();
 }
 
-double DeviceSampler::run_batch(double* clock_ratio_out) {
+DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
   before_batch();
+  const bool kclock = kernel_clock();
+  std::uint64_t first = 0;
+  if (kclock) {
+    first = next_activity_id.fetch_add(static_cast<std::uint64_t>(count_));
+    matcher_.expect(first, count_);
+  }
   const std::uint64_t sequence = ++kit_.sequence;
   auto* signals = kit_.signals;
   signals->timed_out = 0;
@@ -146,7 +183,7 @@ double DeviceSampler::run_batch(double* clock_ratio_out) {
         for (std::int64_t k = 0; k < count_; ++k) {
           launch_flush();
           PITOT_GPU_TRY(gpuEventRecord(starts_[k], stream_));
-          launch_work();
+          launch_work(kclock ? first + static_cast<std::uint64_t>(k) : 0);
           PITOT_GPU_TRY(gpuEventRecord(stops_[k], stream_));
         }
         break;
@@ -169,34 +206,72 @@ double DeviceSampler::run_batch(double* clock_ratio_out) {
     // profiles (ncu -k / --nvtx-include, rocprof) or work that synchronizes with the host. Go on
     // without the blocker for the rest of the process (exec records it) and take this batch again.
     kit_.use_blocker = false;
+    if (kclock) {
+      activity_flush(matcher_);
+      (void)matcher_.take(first, count_);
+    }
     return run_batch(clock_ratio_out);
   }
-  double seconds = 0;
+  BatchTimes times;
   if (mode_ == Mode::Cold) {
-    for (std::int64_t k = 0; k < count_; ++k) seconds += elapsed_seconds(starts_[k], stops_[k]);
+    for (std::int64_t k = 0; k < count_; ++k) times.seconds += elapsed_seconds(starts_[k], stops_[k]);
   } else {
-    seconds = elapsed_seconds(starts_[0], stops_[0]);
+    times.seconds = elapsed_seconds(starts_[0], stops_[0]);
   }
+  if (kclock) read_kernel_clock(first, times);
   *clock_ratio_out = clock_ratio(sequence);
-  return seconds;
+  return times;
+}
+
+void DeviceSampler::read_kernel_clock(std::uint64_t first, BatchTimes& times) {
+  activity_flush(matcher_);
+  for (int i = 0; i < kFlushRetries && matcher_.incomplete(first, count_, records_per_launch_) > 0; ++i) {
+    std::this_thread::sleep_for(kFlushRetryWait);
+    activity_flush(matcher_);
+  }
+  const std::vector<kernel_clock::LaunchTime> launches = matcher_.take(first, count_);
+  times.events = times.seconds;
+  times.seconds = 0;
+  for (const auto& l : launches) {
+    // Work that queues nothing the clock sees (host work, work queued from another thread) has no
+    // device time to read: a clear failure rather than a made-up number.
+    if (std::isnan(l.span_ns))
+      throw std::runtime_error(current_point() +
+                               ": the kernel clock found no kernel, memcpy or memset of a launch (is the work queued "
+                               "from this thread?); time this benchmark with --clock events");
+    records_per_launch_ = std::max(records_per_launch_, static_cast<int>(l.parts.size()));
+    times.seconds += l.span_ns * 1e-9;
+    times.busy += l.busy_ns * 1e-9;
+  }
+  times.kernels.add(launches);
 }
 
 Sample DeviceSampler::sample() {
   // On CUDA consecutive batches alternate between two states on an H200 (every launch of one
   // batch ~0.3 us slower than the next's: seen in cold, for any kernel). A sample of two batches
   // holds one of each, so samples no longer fall into two groups whose median flips.
-  double seconds = 0;
+  BatchTimes sum;
   std::vector<double> ratios;
   for (int b = 0; b < batches_; ++b) {
     double ratio = 0;
-    seconds += run_batch(&ratio);
+    BatchTimes t = run_batch(&ratio);
+    sum.seconds += t.seconds;
+    sum.busy += t.busy;
+    sum.events += t.events;
+    sum.kernels.merge(t.kernels);
     if (!std::isnan(ratio)) ratios.push_back(ratio);
   }
+  const double launches = static_cast<double>(iterations_per_sample());
   Sample s;
-  s.seconds = seconds / static_cast<double>(iterations_per_sample());
+  s.seconds = sum.seconds / launches;
   if (!ratios.empty()) {
     s.clock_ratio = *std::min_element(ratios.begin(), ratios.end());
     s.throttled = s.clock_ratio < throttle_ratio_;
+  }
+  if (kernel_clock() && !s.throttled) {  // the engine keeps exactly these samples
+    busy_samples_.push_back(sum.busy / launches);
+    event_samples_.push_back(sum.events / launches);
+    breakdown_.merge(sum.kernels);
   }
   return s;
 }

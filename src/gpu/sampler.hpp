@@ -18,6 +18,7 @@
 #include <pitot/state.hpp>
 
 #include "gpu/api.hpp"
+#include "gpu/kernel_clock.hpp"
 
 namespace pitot::PITOT_GPU_NAMESPACE {
 
@@ -25,6 +26,17 @@ enum class Mode { Cold, Hot, Graph };
 // "cold" | "hot" | "graph"; throws pitot::UsageError otherwise.
 Mode parse_mode(const std::string& text);
 const char* mode_name(Mode mode);
+// What a cold sample's value is read from: events around each launch, or the device's own start
+// and end timestamps of the work the launch queued (the kernel clock: CUPTI activity records,
+// src/gpu/activity.hpp), which leave the events' and the front end's time out.
+enum class Clock { Events, Kernel };
+// The clock of cold mode when --clock is not given and the backend can read kernel timestamps
+// (docs/DESIGN.md has the measurements behind it). Hot and graph mode always use events.
+inline constexpr Clock kDefaultColdClock = Clock::Kernel;
+// "kernel" | "events"; throws pitot::UsageError otherwise.
+Clock parse_clock(const std::string& text);
+const char* clock_name(Clock clock);
+
 // Between profiler start and stop the sampler queues no blocker: a profiler serializes the
 // launches it records, so a launch behind the spinning blocker would wait for it.
 void set_profiling(bool on);
@@ -59,8 +71,8 @@ struct ReleaseOnExit {
 
 class DeviceSampler final : public Sampler {
  public:
-  DeviceSampler(DeviceKit& kit, Mode mode, std::function<void(Launch&)>& work, int rotations, int graph_launches,
-                double throttle_ratio);
+  DeviceSampler(DeviceKit& kit, Mode mode, Clock clock, std::function<void(Launch&)>& work, int rotations,
+                int graph_launches, double throttle_ratio);
   ~DeviceSampler() override;
   DeviceSampler(const DeviceSampler&) = delete;
   DeviceSampler& operator=(const DeviceSampler&) = delete;
@@ -72,9 +84,28 @@ class DeviceSampler final : public Sampler {
   std::int64_t iterations_per_sample() const override { return count_ * batches_; }
   void finish() override;
 
+  // The kernel clock's extras over the samples taken after warm-up (throttled ones left out),
+  // per launch: busy time (sum of record durations) and the events' reading of the same launches,
+  // aligned with the engine's samples; and the per-kernel breakdown.
+  bool kernel_clock() const { return clock_ == Clock::Kernel && mode_ == Mode::Cold; }
+  const std::vector<double>& busy_samples() const { return busy_samples_; }
+  const std::vector<double>& event_samples() const { return event_samples_; }
+  const kernel_clock::Breakdown& breakdown() const { return breakdown_; }
+  const kernel_clock::Matcher& matcher() const { return matcher_; }
+
  private:
-  void launch_work();  // one call of the author's work, on the next rotation
-  double run_batch(double* clock_ratio);  // count_ launches behind one blocker; summed seconds
+  // Summed over a batch's launches, in seconds.
+  struct BatchTimes {
+    double seconds = 0;  // the sample's clock
+    double busy = 0;     // kernel clock: sum of record durations
+    double events = 0;   // kernel clock: what the events read
+    kernel_clock::Breakdown kernels;
+  };
+  // One call of the author's work, on the next rotation; a nonzero id tags its device work.
+  void launch_work(std::uint64_t activity_id = 0);
+  BatchTimes run_batch(double* clock_ratio);  // count_ launches behind one blocker
+  // The kernel clock's reading of the cold batch whose launches are [first, first + count_).
+  void read_kernel_clock(std::uint64_t first, BatchTimes& times);
   void capture_graph();
   void release_resources() noexcept;
 
@@ -90,6 +121,7 @@ class DeviceSampler final : public Sampler {
 
   DeviceKit& kit_;
   Mode mode_;
+  Clock clock_;
   std::function<void(Launch&)>& work_;
   int rotations_;
   int graph_launches_;
@@ -101,6 +133,10 @@ class DeviceSampler final : public Sampler {
   std::int64_t count_ = 1;  // launches per batch (in graph mode: per graph)
   int batches_ = 1;         // batches per sample
   std::int64_t launches_ = 0;
+  kernel_clock::Matcher matcher_;
+  int records_per_launch_ = 0;  // the most one launch had so far: a batch waits for that many
+  std::vector<double> busy_samples_, event_samples_;
+  kernel_clock::Breakdown breakdown_;
 };
 
 }  // namespace pitot::PITOT_GPU_NAMESPACE

@@ -27,6 +27,7 @@ std::string format_track(const Track& t) {
     else if (v >= 1e3) v /= 1e3, prefix = "k";
     return fmt::format("{:.3g} {}items/s", v, prefix);
   }
+  if (t.unit == "seconds") return (t.name == "kernel_busy_seconds" ? "busy " : t.name + " ") + format_seconds(v);
   return fmt::format("{:.4g} {}", v, t.unit);
 }
 

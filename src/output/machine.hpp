@@ -6,6 +6,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "core/result.hpp"
 
 namespace pitot {
 
@@ -37,5 +41,16 @@ std::string build_env_name();
 // The default env of a run: the build's, plus the GPU timing mode unless it is the default (cold),
 // so hot or graph results never merge into the cold rows of the same benchmark.
 std::string run_env_name(const std::string& timing);
+
+// Rows timed with the kernel clock get this env suffix, so they never share a history with rows
+// timed with events, which keep the plain name (as every row did before the kernel clock).
+inline constexpr const char* kKernelClockEnvSuffix = "-kclock";
+// The points grouped by the clock that timed them (backend_info "clock"), each group with its env:
+// `env` for events, env + kKernelClockEnvSuffix for the kernel clock (unless `suffix` is false: a
+// user's --env is taken as given). A point that names no clock (it failed before timing) goes
+// with the clock most of the points used.
+std::vector<std::pair<std::string, std::vector<PointResult>>> split_by_clock(const std::string& env,
+                                                                              const std::vector<PointResult>& points,
+                                                                              bool suffix = true);
 
 }  // namespace pitot

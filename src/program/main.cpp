@@ -126,7 +126,8 @@ json config_json(const RunConfig& r, const DeviceOptions& d) {
   return {{"warmup", r.warmup_seconds},      {"min_samples", r.min_samples}, {"min_time", r.min_seconds},
           {"max_time", r.max_seconds},       {"max_samples", r.max_samples}, {"ci_target", r.ci_target},
           {"batch_time", r.batch_seconds},   {"interleave", r.interleave},   {"seed", r.seed},
-          {"profile", r.profile},            {"device", d.device},           {"timing", d.timing}};
+          {"profile", r.profile},            {"device", d.device},           {"timing", d.timing},
+          {"clock", d.clock.empty() ? "default" : d.clock}};
 }
 
 void write_asv_results(const Options& o, const std::string& program, const std::vector<BenchmarkInfo>& infos,
@@ -152,16 +153,20 @@ void write_asv_results(const Options& o, const std::string& program, const std::
     throw UsageError(o.commit.empty() ? "--asv-dir needs a commit: run inside a git repository or give --commit HASH"
                                       : "--commit " + o.commit + " is not a commit of the repository here; give the full 40-digit hash");
   }
-  run.env_name = checked_name("--env", o.env.empty() ? run_env_name(o.device.timing) : o.env);
+  const std::string env = checked_name("--env", o.env.empty() ? run_env_name(o.device.timing) : o.env);
   run.requirements = build_requirements();
-  // Only benchmarks this run measured: a filtered run must not touch the others' rows.
-  std::vector<BenchmarkInfo> measured;
-  for (const auto& b : infos)
-    if (std::any_of(results.begin(), results.end(), [&](const PointResult& r) { return r.benchmark == b.name; }))
-      measured.push_back(b);
-  write_asv(o.asv_dir, run, measured, results);
-  std::cerr << fmt::format("{}: results written to {}/{}/{}-{}.json\n", program, o.asv_dir, run.machine,
-                           run.commit_hash.substr(0, 8), run.env_name);
+  // Kernel-clock rows go to their own env (split_by_clock), so the two clocks never mix.
+  for (auto& [env_name, points] : split_by_clock(env, results, o.env.empty())) {
+    run.env_name = checked_name("--env", env_name);
+    // Only benchmarks this run measured: a filtered run must not touch the others' rows.
+    std::vector<BenchmarkInfo> measured;
+    for (const auto& b : infos)
+      if (std::any_of(points.begin(), points.end(), [&](const PointResult& r) { return r.benchmark == b.name; }))
+        measured.push_back(b);
+    write_asv(o.asv_dir, run, measured, points);
+    std::cerr << fmt::format("{}: results written to {}/{}/{}-{}.json\n", program, o.asv_dir, run.machine,
+                             run.commit_hash.substr(0, 8), run.env_name);
+  }
 }
 
 int run_program(int argc, char** argv) {

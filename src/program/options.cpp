@@ -174,6 +174,10 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& p
   app.add_option("--device", d.device, "GPU to run on")->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--timing", d.timing, "GPU timing: cold (caches flushed), hot (back to back) or graph (CUDA graph replay)")
       ->check(CLI::IsMember({"cold", "hot", "graph"}))->capture_default_str();
+  app.add_option("--clock", d.clock,
+                 "GPU clock of cold samples: kernel (the device's timestamps of the work, CUPTI) or events "
+                 "(default: kernel where CUPTI is available, else events; hot and graph use events)")
+      ->check(CLI::IsMember({"kernel", "events"}));
   app.add_option("--graph-launches", d.graph_launches, "Launches captured per graph in graph mode (0: automatic)")->check(CLI::NonNegativeNumber);
   app.add_option("--throttle-ratio", d.throttle_ratio, "Discard samples whose SM clock is below this fraction of nominal")->check(CLI::Range(0.0, 1.0))->capture_default_str();
 
@@ -192,6 +196,9 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& p
   if (!points_text.empty()) o.point_ids = parse_id_list(points_text);
   if (!shard_text.empty()) std::tie(o.shard_index, o.shard_count) = parse_shard(shard_text);
   if (no_interleave) r.interleave = 1;
+  if (d.clock == "kernel" && d.timing != "cold")
+    throw UsageError("--clock kernel times cold launches only; hot and graph mode time with events");
+  if (r.profile) d.clock = "events";  // a profiler holds CUPTI; the work runs once, untimed
   if (json_opt->count() > 0 && o.json_path.empty()) o.json_path = "-";
   o.list_json = o.list && !o.json_path.empty();
   o.table = !quiet;

@@ -69,6 +69,33 @@ TEST(BuildEnv, TimingModesOtherThanColdGetTheirOwnEnv) {
   EXPECT_EQ(run_env_name("graph"), build_env_name() + "-graph");
 }
 
+TEST(EnvName, KernelClockRowsGetTheirOwnEnv) {
+  auto point = [](const char* name, const char* clock) {
+    PointResult p;
+    p.name = name;
+    if (*clock) p.backend_info["clock"] = clock;
+    return p;
+  };
+  // Events keep the plain name (the history before the kernel clock); a point that failed before
+  // timing goes with the clock most points used.
+  auto groups = split_by_clock("env", {point("a", "kernel"), point("b", "events"), point("c", "kernel"), point("d", "")});
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].first, "env");
+  ASSERT_EQ(groups[0].second.size(), 1u);
+  EXPECT_EQ(groups[0].second[0].name, "b");
+  EXPECT_EQ(groups[1].first, std::string("env") + kKernelClockEnvSuffix);
+  EXPECT_EQ(groups[1].second.size(), 3u);
+  // CPU points name no clock: one group, the plain env.
+  groups = split_by_clock("env", {point("x", ""), point("y", "")});
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].first, "env");
+  // A user's --env is kept as given.
+  groups = split_by_clock("mine", {point("a", "kernel"), point("b", "events")}, false);
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].first, "mine");
+  EXPECT_EQ(groups[0].second.size(), 2u);
+}
+
 TEST(GitCommit, HashAndAuthorDateOfAThrowawayRepo) {
   fs::path repo = fs::temp_directory_path() / ("pitot-git-test-" + std::to_string(::getpid()));
   fs::remove_all(repo);
