@@ -17,7 +17,7 @@ bench="$bin/bench_copy"
 [ -x "$bench" ] || { echo "kernel-clock.sh: no bench_copy in $bin" >&2; exit 2; }
 mkdir -p "$out"
 export PATH="$PATH:/usr/local/cuda/bin"
-filter='^(empty_kernel|copy_kernel\[n=2\^(16|22|28)\])$'
+filter='^(empty_kernel|(copy_kernel|memcpy_d2d)\[n=2\^(16|22|28)\])$'
 : > "$out/walls.txt"
 
 run_one() {  # clock index
