@@ -18,6 +18,7 @@
 #include "core/point_filter.hpp"
 #include "driver/child.hpp"
 #include "driver/command.hpp"
+#include "program/cli_hints.hpp"
 #include "driver/database.hpp"
 #include "driver/manifest.hpp"
 #include "driver/progress.hpp"
@@ -493,8 +494,9 @@ int run_command(RunOptions o) {
   Sink sink(progress, dir);
   if (dir) {
     const AsvRun& r = runs.begin()->second;
-    progress.note(fmt::format("pitot: {} points of {} program(s) -> {} (machine {}, commit {}, env {})",
-                              total * devices.size(), programs.size(), dir->string(), r.machine,
+    progress.note(fmt::format("pitot: {} point{} of {} program{} -> {} (machine {}, commit {}, env {})",
+                              total * devices.size(), total * devices.size() == 1 ? "" : "s", programs.size(),
+                              programs.size() == 1 ? "" : "s", dir->string(), r.machine,
                               r.commit_hash.substr(0, 8), r.env_name));
   }
 
@@ -563,11 +565,18 @@ void setup(CLI::App& root) {
       ->capture_default_str();
   cmd->add_flag("--no-interleave", o->no_interleave, "Run each program's points one after another");
   // Engine and device knobs go to every program unchanged (see docs/program-cli.md).
-  for (const char* flag : {"--warmup", "--min-samples", "--min-time", "--max-time", "--max-samples", "--ci-target",
-                           "--batch-time", "--min-sample-time", "--seed", "--timing", "--graph-launches",
-                           "--throttle-ratio"}) {
-    cmd->add_option_function<std::string>(flag, [o, flag](const std::string& v) { o->passthrough[flag] = v; },
-                                          "Passed to every program (see its --help)");
+  // Checked here as the programs check them, so a bad value is one message, not one per program.
+  const std::vector<std::pair<const char*, CLI::Validator>> knobs = {
+      {"--warmup", cli::non_negative()},        {"--min-samples", CLI::Range(2, 100000000)},
+      {"--min-time", cli::non_negative()},      {"--max-time", cli::positive()},
+      {"--max-samples", CLI::Range(1, 100000000)}, {"--ci-target", cli::positive()},
+      {"--batch-time", cli::positive()},        {"--min-sample-time", cli::non_negative()},
+      {"--seed", CLI::NonNegativeNumber},       {"--timing", CLI::IsMember({"cold", "hot", "graph"})},
+      {"--graph-launches", CLI::Range(0, 1000000)}, {"--throttle-ratio", cli::within(0.0, 1.0)}};
+  for (const auto& [flag, check] : knobs) {
+    cmd->add_option_function<std::string>(flag, [o, flag = flag](const std::string& v) { o->passthrough[flag] = v; },
+                                          "Passed to every program (see its --help)")
+        ->check(check);
   }
   cmd->callback([o] { run_guarded<InputError>("run", [&] { return run_command(*o); }); });
 }

@@ -68,6 +68,37 @@ std::vector<PlannedPoint> select_points(std::vector<PlannedPoint> all, const Opt
   return chosen;
 }
 
+// Why nothing was selected, with what the points are called after any --axis override, so a
+// filter written for the default axis values can be fixed.
+std::string no_point_message(const Options& o, const std::vector<PlannedPoint>& all) {
+  std::vector<std::string> axes, selection;
+  for (const auto& a : o.axis_overrides)
+    axes.push_back("--axis " + (a.benchmark.empty() ? "" : a.benchmark + ":") + a.axis + "=" +
+                   fmt::format("{}", fmt::join(a.values, ",")));
+  const std::string axis_text = fmt::format("{}", fmt::join(axes, " "));
+  if (!o.filter.empty()) selection.push_back("--filter '" + o.filter + "'");
+  if (o.point_ids) selection.push_back("--points");
+  if (o.shard_count > 1) selection.push_back("--shard");
+  std::string message = fmt::format("no point matches {}", fmt::join(selection, " with "));
+  if (!axes.empty()) message += " after " + axis_text + " (an override replaces the axis's values, and with them the point names)";
+  // Example names from the benchmarks an override touched (those the user has in mind), else all.
+  std::vector<const PlannedPoint*> shown;
+  for (const auto& p : all)
+    for (const auto& a : o.axis_overrides)
+      if ((a.benchmark.empty() || a.benchmark == p.def->name) &&
+          std::any_of(p.def->axes.begin(), p.def->axes.end(), [&](const Axis& x) { return x.name == a.axis; })) {
+        shown.push_back(&p);
+        break;
+      }
+  if (shown.empty())
+    for (const auto& p : all) shown.push_back(&p);
+  std::vector<std::string> examples;
+  for (std::size_t i = 0; i < shown.size() && examples.size() < 3; i += std::max<std::size_t>(1, shown.size() / 3))
+    examples.push_back(shown[i]->name);
+  if (!examples.empty()) message += fmt::format("; points are named like {}", fmt::join(examples, ", "));
+  return message + "; see them with --list" + (axes.empty() ? "" : " " + axis_text);
+}
+
 json device_facts() {
   const DeviceBackend* b = device_backend();
   return b && b->device_facts ? b->device_facts() : json(nullptr);
@@ -94,7 +125,7 @@ void print_list(std::ostream& out, const std::string& program, const std::vector
   }
   for (const auto& b : infos) {
     std::size_t selected = std::count_if(points.begin(), points.end(), [&](const PlannedPoint& p) { return p.def->name == b.name; });
-    out << fmt::format("{}.{}  ({} points{})\n", program, b.name, b.point_count(),
+    out << fmt::format("{}.{}  ({} point{}{})\n", program, b.name, b.point_count(), b.point_count() == 1 ? "" : "s",
                        selected == b.point_count() ? "" : fmt::format(", {} selected", selected));
     for (const auto& a : b.axes) {
       std::string values;
@@ -184,7 +215,7 @@ int run_program(int argc, char** argv) {
     write_output(o.list_json ? o.json_path : "-", text.str());
     return kOk;
   }
-  if (points.empty()) throw UsageError("no point matches the selection (see --list)");
+  if (points.empty()) throw UsageError(no_point_message(o, plan_points(registry())));
 
   // Driver protocol: one JSON line per finished point on a private file descriptor.
   FILE* channel = nullptr;
