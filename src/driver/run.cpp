@@ -461,8 +461,20 @@ int run_command(RunOptions o) {
   if (!o.no_asv) {
     dir = results_dir(o.asv_dir, config);
     CommitInfo commit = resolve_commit(o.commit, config ? config->repo : fs::path("."));
+    // The env names the programs' own build (their --list --json), not the driver's: a project
+    // built without optimization must not land in a Release env.
+    std::map<std::string, std::string> requirements = build_requirements();
+    for (const auto& p : programs)
+      if (p.raw.contains("requirements") && p.raw["requirements"].is_object()) {
+        requirements = p.raw["requirements"].get<std::map<std::string, std::string>>();
+        break;
+      }
     const auto timing = o.passthrough.find("--timing");
-    std::string env = o.env.empty() ? run_env_name(timing == o.passthrough.end() ? "" : timing->second) : o.env;
+    std::string env = o.env;
+    if (env.empty()) {
+      env = env_name(requirements);
+      if (timing != o.passthrough.end() && timing->second != "cold") env += "-" + timing->second;
+    }
     for (const auto& d : devices) {
       AsvRun run;
       run.commit_hash = commit.hash;
@@ -473,7 +485,7 @@ int run_command(RunOptions o) {
         if (!facts.is_null()) break;
       }
       fill_machine(run, o.machine, facts);
-      run.requirements = build_requirements();
+      run.requirements = requirements;
       run.env_name = env;
       if (d) {
         // Each GPU keeps its own results file and its own line in asv's graphs.
@@ -498,6 +510,10 @@ int run_command(RunOptions o) {
                               total * devices.size(), total * devices.size() == 1 ? "" : "s", programs.size(),
                               programs.size() == 1 ? "" : "s", dir->string(), r.machine,
                               r.commit_hash.substr(0, 8), r.env_name));
+    const auto build = r.requirements.find("build_type");
+    if (build != r.requirements.end() && (build->second == "unoptimized" || build->second == "Debug"))
+      progress.note("pitot: WARNING: the programs were built without optimization: their times are not those of an "
+                    "optimized build. Configure them with -DCMAKE_BUILD_TYPE=Release.");
   }
 
   // 4. One worker per device; each runs the programs one after another.

@@ -99,6 +99,22 @@ std::string no_point_message(const Options& o, const std::vector<PlannedPoint>& 
   return message + "; see them with --list" + (axes.empty() ? "" : " " + axis_text);
 }
 
+// The benchmarks' own build, for --json and --list --json (the driver names its env from it).
+json build_json() {
+  const BuildFlags b = program_build().value_or(BuildFlags{});
+  return {{"build_type", b.build_type}, {"optimized", b.optimized}, {"ndebug", b.ndebug},
+          {"env_build_type", build_type_name(b)}};
+}
+
+// A loud line for a build without optimization: its times mean little (26x slower, measured).
+std::string build_warning(const std::string& program) {
+  const BuildFlags b = program_build().value_or(BuildFlags{});
+  if (b.optimized) return "";
+  return fmt::format("WARNING: {} was built without optimization (CMake build type '{}'): its times are not those "
+                     "of an optimized build. Configure it with -DCMAKE_BUILD_TYPE=Release.",
+                     program, b.build_type.empty() ? "" : b.build_type);
+}
+
 json device_facts() {
   const DeviceBackend* b = device_backend();
   return b && b->device_facts ? b->device_facts() : json(nullptr);
@@ -117,6 +133,7 @@ void print_list(std::ostream& out, const std::string& program, const std::vector
     const int device_count = device.is_object() ? device.value("gpu_count", 1) : 0;
     json j = {{"program", program}, {"backend", device_backend() ? device_backend()->name : "cpu"},
               {"device", device}, {"device_count", device_count}, {"machine", device_machine_name()},
+              {"build", build_json()}, {"requirements", build_requirements()},
               {"benchmarks", json::array()}, {"points", json::array()}};
     for (const auto& b : infos) j["benchmarks"].push_back(to_json(b));
     for (const auto& p : points) j["points"].push_back({{"id", p.id}, {"name", p.name}, {"benchmark", p.def->name}});
@@ -244,6 +261,7 @@ int run_program(int argc, char** argv) {
   auto write_outputs = [&] {
     std::sort(results.begin(), results.end(), [](const PointResult& a, const PointResult& b) { return a.id < b.id; });
     if (o.table) {
+      if (const std::string warning = build_warning(program); !warning.empty()) std::cout << warning << "\n";
       std::cout << program << ":\n";
       print_table(std::cout, results);
     }
@@ -253,7 +271,7 @@ int run_program(int argc, char** argv) {
       write_output(o.csv_path, csv.str());
     }
     if (!o.json_path.empty()) {
-      json doc = {{"pitot_version", PITOT_VERSION}, {"program", program}, {"host", host_facts()},
+      json doc = {{"pitot_version", PITOT_VERSION}, {"program", program}, {"build", build_json()}, {"host", host_facts()},
                   {"device", device_facts()},       {"config", config_json(o.run, o.device)},
                   {"benchmarks", json::array()},    {"points", json::array()}};
       for (const auto& b : infos) doc["benchmarks"].push_back(to_json(b));
@@ -263,7 +281,28 @@ int run_program(int argc, char** argv) {
     if (!o.asv_dir.empty()) write_asv_results(o, program, infos, results);
   };
 
-  run_points(program, points, o.run, [&](const PointResult& r) {
+  // Without a usable GPU the GPU points are skipped with the reason, said once: not one error per
+  // point. CPU benchmarks of the same program still run.
+  std::vector<PlannedPoint> to_run;
+  std::vector<const PlannedPoint*> gpu_points;
+  for (const auto& p : points)
+    if (p.def->build.device) gpu_points.push_back(&p);
+  const std::string unusable = backend && backend->unusable && !gpu_points.empty() ? backend->unusable() : "";
+  if (!unusable.empty()) {
+    const std::string reason = fmt::format("no {} GPU usable here ({})", backend->display_name, unusable);
+    std::cerr << fmt::format("{}: {}: its {} GPU point{} {} skipped\n", program, reason, gpu_points.size(),
+                             gpu_points.size() == 1 ? "" : "s", gpu_points.size() == 1 ? "is" : "are");
+    for (const auto* p : gpu_points) {
+      results.push_back(skipped_result(program, *p, reason));
+      send(to_json(results.back()).dump());
+    }
+    for (const auto& p : points)
+      if (!p.def->build.device) to_run.push_back(p);
+  } else {
+    to_run = points;
+  }
+
+  run_points(program, to_run, o.run, [&](const PointResult& r) {
     results.push_back(r);
     any_failed |= r.status == PointStatus::Failed;
     send(to_json(r).dump());
