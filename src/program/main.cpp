@@ -263,7 +263,7 @@ int run_program(int argc, char** argv) {
     if (o.table) {
       if (const std::string warning = build_warning(program); !warning.empty()) std::cout << warning << "\n";
       std::cout << program << ":\n";
-      print_table(std::cout, results);
+      print_table(std::cout, results, o.run.ci_target);
     }
     if (!o.csv_path.empty()) {
       std::ostringstream csv;
