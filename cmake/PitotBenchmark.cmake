@@ -23,7 +23,9 @@ function(pitot_add_benchmark name)
     endif()
     target_link_libraries(${name} PRIVATE pitot::cuda)
   endif()
-  target_compile_definitions(${name} PRIVATE PITOT_PROGRAM_NAME="${name}")
+  # The benchmark's own build type, recorded by PITOT_BENCHMARK in its sources (asv env name,
+  # the table's warning for an unoptimized build): not the one pitot itself was built with.
+  target_compile_definitions(${name} PRIVATE PITOT_PROGRAM_NAME="${name}" PITOT_BENCHMARK_BUILD_TYPE="$<CONFIG>")
   pitot_register_program(${name})
 endfunction()
 

@@ -136,7 +136,7 @@ function(pitot_add_hip_benchmark name)
   endif()
   add_executable(${target} ${cxx_sources})
   target_link_libraries(${target} PRIVATE pitot::main pitot::hip ${arg_LIBRARIES})
-  target_compile_definitions(${target} PRIVATE PITOT_PROGRAM_NAME="${name}")
+  target_compile_definitions(${target} PRIVATE PITOT_PROGRAM_NAME="${name}" PITOT_BENCHMARK_BUILD_TYPE="${CMAKE_BUILD_TYPE}")
   # The linker driver is the C++ compiler: the objects from hipcc carry their GPU code inside.
   set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CXX OUTPUT_NAME ${name})
   pitot_hip_sources(${target} ${hip_sources})

@@ -5,6 +5,7 @@
 #include <deque>
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -22,6 +23,15 @@ struct UsageError : std::runtime_error {
 
 using BenchmarkFn = std::function<void(State&)>;
 
+// How the translation unit that registered a benchmark was compiled. Read by PITOT_BENCHMARK in
+// the author's own source, so it describes the benchmark's build, not pitot's library.
+struct BuildFlags {
+  bool optimized = true;   // GCC/Clang define __OPTIMIZE__ from -O1 up
+  bool ndebug = true;      // NDEBUG: asserts off
+  bool device = false;     // compiled by nvcc or hipcc: a GPU benchmark
+  std::string build_type;  // CMake's build type of the benchmark target ("" when none was set)
+};
+
 struct BenchmarkDef {
   std::string name;
   BenchmarkFn fn;
@@ -30,6 +40,7 @@ struct BenchmarkDef {
   double timeout_seconds = 60.0;  // the driver kills a point that runs longer
   std::string source_file;
   std::string code;  // shown by asv as a tooltip
+  BuildFlags build;
 };
 
 // Fluent builder returned by PITOT_BENCHMARK.
@@ -77,14 +88,44 @@ class Benchmark {
 
 // All benchmarks of this program, in registration order (a deque: builders keep pointers).
 std::deque<BenchmarkDef>& registry();
-Benchmark register_benchmark(std::string name, BenchmarkFn fn, std::string source_file);
+Benchmark register_benchmark(std::string name, BenchmarkFn fn, std::string source_file, BuildFlags build = {});
+// The build of the registered benchmarks taken together (unoptimized if any of their sources
+// is); nullopt when none is registered (the driver).
+std::optional<BuildFlags> program_build();
+// The build type asv's env name records: CMake's, except that an unoptimized build is named
+// "unoptimized" (or "Debug") whatever CMake says, and an optimized one without a type "none".
+std::string build_type_name(const BuildFlags& build);
 // Mistakes found while registering (an empty axis, a duplicate name); main reports them.
 std::vector<std::string>& registration_errors();
 
 }  // namespace pitot
 
+// The build of the including translation unit, as macros (an inline function would differ
+// between translation units). pitot_add_benchmark defines PITOT_BENCHMARK_BUILD_TYPE.
+#if defined(__OPTIMIZE__) || (!defined(__GNUC__) && defined(NDEBUG))
+#define PITOT_TU_OPTIMIZED true
+#else
+#define PITOT_TU_OPTIMIZED false
+#endif
+#if defined(NDEBUG)
+#define PITOT_TU_NDEBUG true
+#else
+#define PITOT_TU_NDEBUG false
+#endif
+#if defined(__CUDACC__) || defined(__HIP__)
+#define PITOT_TU_DEVICE true
+#else
+#define PITOT_TU_DEVICE false
+#endif
+#if defined(PITOT_BENCHMARK_BUILD_TYPE)
+#define PITOT_TU_BUILD_TYPE PITOT_BENCHMARK_BUILD_TYPE
+#else
+#define PITOT_TU_BUILD_TYPE ""
+#endif
+
 #define PITOT_CONCAT_INNER(a, b) a##b
 #define PITOT_CONCAT(a, b) PITOT_CONCAT_INNER(a, b)
 #define PITOT_BENCHMARK(fn)                                                   \
   [[maybe_unused]] static ::pitot::Benchmark PITOT_CONCAT(pitot_bench_, __LINE__) = \
-      ::pitot::register_benchmark(#fn, fn, __FILE__)
+      ::pitot::register_benchmark(#fn, fn, __FILE__,                          \
+                                  ::pitot::BuildFlags{PITOT_TU_OPTIMIZED, PITOT_TU_NDEBUG, PITOT_TU_DEVICE, PITOT_TU_BUILD_TYPE})

@@ -44,6 +44,11 @@ struct DeviceBackend {
   // True once a sticky device error made the device unusable: the program reports the point
   // that hit it and exits with code 3 so a driver restarts it after that point.
   std::function<bool()> device_lost;
+  // Why no device can run here ("" when one can), probed once per process: a program without a
+  // usable GPU skips its GPU points with this reason instead of failing each one.
+  std::function<std::string()> unusable;
+  // How the backend is named to a user ("CUDA", "HIP").
+  std::string display_name;
 };
 
 // Returns true so a header can register through an inline variable.

@@ -147,6 +147,16 @@ void point_thread(PointRun& run) {
 
 }  // namespace
 
+PointResult skipped_result(const std::string& program, const PlannedPoint& point, std::string reason) {
+  const RunConfig config;
+  const PointHooks hooks;
+  PointRun run(point, config, hooks);
+  run.skipped = true;
+  run.result.reason = std::move(reason);
+  finalize(run, program);
+  return run.result;
+}
+
 void run_points(const std::string& program, const std::vector<PlannedPoint>& points, const RunConfig& config,
                 const PointCallback& done, const PointHooks& hooks) {
   // Order: declared order without interleaving; a seeded shuffle with it, so drift over the

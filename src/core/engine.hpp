@@ -54,6 +54,9 @@ using PointCallback = std::function<void(const PointResult&)>;
 void run_points(const std::string& program, const std::vector<PlannedPoint>& points,
                 const RunConfig& config, const PointCallback& done, const PointHooks& hooks = {});
 
+// The result of a point skipped without running (e.g. a GPU point on a machine without a GPU).
+PointResult skipped_result(const std::string& program, const PlannedPoint& point, std::string reason);
+
 // The stopping rule, exposed for tests: "" to go on, else the reason to stop.
 std::string stop_reason(const std::vector<double>& samples, double sampled_seconds,
                         const RunConfig& config);

@@ -8,10 +8,29 @@ std::deque<BenchmarkDef>& registry() {
   return defs;
 }
 
-Benchmark register_benchmark(std::string name, BenchmarkFn fn, std::string source_file) {
+Benchmark register_benchmark(std::string name, BenchmarkFn fn, std::string source_file, BuildFlags build) {
   auto& defs = registry();
-  defs.push_back(BenchmarkDef{std::move(name), std::move(fn), {}, "1", 60.0, std::move(source_file), {}});
+  defs.push_back(BenchmarkDef{std::move(name), std::move(fn), {}, "1", 60.0, std::move(source_file), {}, std::move(build)});
   return Benchmark(defs.back());
+}
+
+std::optional<BuildFlags> program_build() {
+  const auto& defs = registry();
+  if (defs.empty()) return std::nullopt;
+  BuildFlags b = defs.front().build;
+  b.device = false;
+  for (const auto& d : defs) {
+    b.optimized = b.optimized && d.build.optimized;
+    b.ndebug = b.ndebug && d.build.ndebug;
+    b.device = b.device || d.build.device;
+    if (b.build_type.empty()) b.build_type = d.build.build_type;
+  }
+  return b;
+}
+
+std::string build_type_name(const BuildFlags& build) {
+  if (!build.optimized) return build.build_type == "Debug" ? "Debug" : "unoptimized";
+  return build.build_type.empty() ? "none" : build.build_type;
 }
 
 std::vector<std::string>& registration_errors() {

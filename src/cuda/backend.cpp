@@ -119,6 +119,16 @@ DeviceBackend make_backend() {
     set_profiling(false);
   };
   b.device_lost = [] { return device_lost(); };
+  b.display_name = "CUDA";
+  b.unusable = [] {
+    // The first runtime call initialises the driver: one probe answers for the whole process.
+    static const std::string why = [] {
+      std::string reason;
+      if (device_count(&reason) > 0) return std::string();
+      return reason.empty() ? std::string("cudaGetDeviceCount found no device") : reason;
+    }();
+    return why;
+  };
   return b;
 }
 

@@ -11,11 +11,21 @@ using nlohmann::json;
 namespace pitot::driver {
 
 std::optional<AsvConfig> find_asv_config(const std::string& path) {
-  fs::path p = path.empty() ? fs::path("asv.conf.json") : fs::path(path);
+  fs::path p = path;
   std::error_code ec;
-  if (!fs::exists(p, ec)) {
-    if (path.empty()) return std::nullopt;
-    throw InputError("no asv config at " + path + " (pitot init writes one)");
+  if (path.empty()) {
+    // ./asv.conf.json, else the one `pitot init --dir asv-results` writes: results must land in
+    // its results_dir (asv-results/results), where asv looks, not in asv-results itself.
+    for (const char* candidate : {"asv.conf.json", "asv-results/asv.conf.json"})
+      if (fs::exists(candidate, ec)) {
+        p = candidate;
+        break;
+      }
+    if (p.empty()) return std::nullopt;
+  } else if (fs::is_directory(p, ec) && fs::exists(p / "asv.conf.json", ec)) {
+    p /= "asv.conf.json";  // a folder holding asv.conf.json stands for it
+  } else if (!fs::exists(p, ec)) {
+    throw InputError("no asv config at " + path + " (pitot init --dir FOLDER writes FOLDER/asv.conf.json)");
   }
   std::ifstream in(p);
   json j;
@@ -35,6 +45,10 @@ std::optional<AsvConfig> find_asv_config(const std::string& path) {
 }
 
 fs::path results_dir(const std::string& asv_dir, const std::optional<AsvConfig>& config) {
+  std::error_code ec;
+  // A folder holding asv.conf.json (what `pitot init --dir` made) stands for its results_dir.
+  if (!asv_dir.empty() && fs::exists(fs::path(asv_dir) / "asv.conf.json", ec))
+    return find_asv_config((fs::path(asv_dir) / "asv.conf.json").string())->results_dir;
   if (!asv_dir.empty()) return asv_dir;
   if (config) return config->results_dir;
   return "asv-results";

@@ -20,11 +20,13 @@ struct AsvConfig {
   std::filesystem::path results_dir;  // resolved against the file's folder
   std::filesystem::path repo;         // likewise
 };
-// The config at `path`, or ./asv.conf.json when `path` is empty; nullopt when there is none.
+// The config at `path` (a file, or a folder holding asv.conf.json), or when `path` is empty
+// ./asv.conf.json, else ./asv-results/asv.conf.json; nullopt when there is none.
 // Throws InputError when the file exists but cannot be read.
 std::optional<AsvConfig> find_asv_config(const std::string& path);
 
-// --asv-dir when given, else the config's results_dir, else ./asv-results.
+// --asv-dir when given (the results_dir of the asv.conf.json it holds, if any), else the config's
+// results_dir, else ./asv-results.
 std::filesystem::path results_dir(const std::string& asv_dir, const std::optional<AsvConfig>& config);
 
 // The commit and its date: --commit (any git revision) resolved in `repo`, else HEAD of `repo`.

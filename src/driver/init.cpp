@@ -43,8 +43,10 @@ std::string git_line(const fs::path& dir, const std::vector<std::string>& args) 
 int init_command(const InitOptions& o) {
   fs::path dir = o.dir;
   std::error_code ec;
+  if (!fs::exists(dir, ec)) fs::create_directories(dir, ec);
   if (!fs::is_directory(dir, ec)) {
-    std::fprintf(stderr, "pitot init: %s is not a folder\n", o.dir.c_str());
+    std::fprintf(stderr, "pitot init: cannot use %s as the folder for asv.conf.json (%s); pass --dir FOLDER\n",
+                 o.dir.c_str(), ec ? ec.message().c_str() : "it is not a folder");
     return kUsage;
   }
   fs::path conf = dir / "asv.conf.json";
@@ -95,7 +97,10 @@ int init_command(const InitOptions& o) {
   fs::rename(tmp, conf);
   std::printf("wrote %s (repo %s, branches %s, results in %s, html in %s)\n", conf.string().c_str(), repo.c_str(),
               fmt::format("{}", fmt::join(branches, ",")).c_str(), o.results_dir.c_str(), o.html_dir.c_str());
-  std::printf("next: pitot run (writes %s), then asv publish && asv preview\n", o.results_dir.c_str());
+  // The exact commands, with --config: run from another folder they still find the database.
+  const std::string config = conf.lexically_normal().string();
+  std::printf("next: pitot run --build-dir BUILD --config %s (writes %s), then asv publish --config %s && asv preview --config %s\n",
+              config.c_str(), (dir / o.results_dir).lexically_normal().string().c_str(), config.c_str(), config.c_str());
   return kOk;
 }
 

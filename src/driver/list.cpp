@@ -44,8 +44,9 @@ int list_command(const ListOptions& o) {
       std::size_t selected = 0;
       for (const auto& pt : p.points) selected += pt.benchmark == bi;
       total += selected;
-      std::string count = selected == b.point_count() ? fmt::format("{} points", selected)
-                                                      : fmt::format("{} of {} points", selected, b.point_count());
+      const char* plural = b.point_count() == 1 ? "" : "s";
+      std::string count = selected == b.point_count() ? fmt::format("{} point{}", selected, plural)
+                                                      : fmt::format("{} of {} point{}", selected, b.point_count(), plural);
       std::printf("%s  (%s, timeout %g s, version %s)\n", b.full_name().c_str(), count.c_str(), b.timeout_seconds,
                   b.version.c_str());
       for (const auto& a : b.axes) {
@@ -56,7 +57,7 @@ int list_command(const ListOptions& o) {
       }
     }
   }
-  std::printf("%zu points in %zu program(s)\n", total, programs.size());
+  std::printf("%zu point%s in %zu program%s\n", total, total == 1 ? "" : "s", programs.size(), programs.size() == 1 ? "" : "s");
   return kOk;
 }
 

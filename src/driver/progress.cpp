@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <fmt/format.h>
 
 #include "output/console.hpp"
@@ -30,7 +31,8 @@ void Progress::clear_locked() {
 void Progress::draw_locked() {
   if (!live_ || !out_) return;
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  std::string line = fmt::format("[{}/{}] {} {}  elapsed {}  eta {}{}", finished_, total_, where_, point_,
+  std::string line = fmt::format("[{}/{}] {} {}{}  elapsed {}  eta {}{}", finished_, total_, where_, point_,
+                                 value_.empty() ? "" : " " + value_,
                                  format_duration(elapsed), eta_locked(),
                                  failed_ ? fmt::format("  failed {}", failed_) : std::string());
   if (line.size() > 150) line = line.substr(0, 147) + "...";
@@ -43,6 +45,7 @@ void Progress::running(const std::string& where, const std::string& point) {
   std::lock_guard lock(mutex_);
   where_ = where;
   point_ = point;
+  value_.clear();
   draw_locked();
 }
 
@@ -51,6 +54,11 @@ void Progress::done(const std::string& where, const PointResult& p) {
   ++finished_;
   if (p.status == PointStatus::Failed) ++failed_;
   where_ = where;
+  // The live line shows the point just measured and its median: "[12/40] sort[n=1000] 6.9 us".
+  point_ = p.name;
+  value_ = p.status == PointStatus::Ok && p.stats ? format_seconds(p.stats->median)
+           : p.status == PointStatus::Skipped    ? "skipped"
+                                                 : "FAILED";
   if (!out_) return;
   if (live_) {
     if (p.status == PointStatus::Failed) {
@@ -63,7 +71,10 @@ void Progress::done(const std::string& where, const PointResult& p) {
       draw_locked();
     return;
   }
+  // A reason many points share (a program without its GPU) is written out once.
+  const bool repeated = p.status == PointStatus::Skipped && !skip_reasons_seen_.insert(where + "\n" + p.reason).second;
   std::string value = p.status == PointStatus::Ok && p.stats ? format_seconds(p.stats->median)
+                      : repeated                             ? "skipped (same reason as above)"
                       : p.status == PointStatus::Skipped     ? "skipped: " + p.reason
                                                              : "FAILED: " + p.reason;
   std::fprintf(out_, "[%zu/%zu] %s %s %s\n", finished_, total_, where.c_str(), p.name.c_str(), value.c_str());
@@ -109,6 +120,23 @@ void print_summary(std::FILE* out, const std::vector<PointResult>& points, doubl
     std::size_t width = 5;
     for (auto* p : rows) width = std::max(width, p->program.size() + 1 + p->name.size());
     std::fprintf(out, "\n%s:\n", kind == PointStatus::Failed ? "Failed" : "Skipped");
+    if (kind == PointStatus::Skipped) {
+      // Many points of a program skipped for one reason (no GPU here) are one line.
+      std::map<std::pair<std::string, std::string>, std::size_t> count;
+      for (auto* p : rows) ++count[{p->program, p->reason}];
+      std::vector<const PointResult*> kept;
+      for (auto* p : rows) {
+        std::size_t& n = count[{p->program, p->reason}];
+        if (n > 3) {
+          std::fprintf(out, "  %-*s  %s\n", static_cast<int>(width), fmt::format("{}: {} points", p->program, n).c_str(),
+                       p->reason.c_str());
+          n = 0;  // printed
+        } else if (n > 0) {
+          kept.push_back(p);
+        }
+      }
+      rows = kept;
+    }
     for (auto* p : rows) {
       std::string reason = p->reason;
       // Keep the table readable: the first line of the reason (stderr tails are in --json).

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,8 @@ class Progress {
   std::size_t total_;
   std::size_t finished_ = 0, failed_ = 0;
   std::string where_, point_;
+  std::string value_;
+  std::set<std::string> skip_reasons_seen_;  // "where\nreason" already printed in plain mode  // the last finished point's median (or "skipped"), shown after its name
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_draw_{};
   std::mutex mutex_;

@@ -18,6 +18,7 @@
 #include "core/point_filter.hpp"
 #include "driver/child.hpp"
 #include "driver/command.hpp"
+#include "program/cli_hints.hpp"
 #include "driver/database.hpp"
 #include "driver/manifest.hpp"
 #include "driver/progress.hpp"
@@ -467,8 +468,20 @@ int run_command(RunOptions o) {
   if (!o.no_asv) {
     dir = results_dir(o.asv_dir, config);
     CommitInfo commit = resolve_commit(o.commit, config ? config->repo : fs::path("."));
+    // The env names the programs' own build (their --list --json), not the driver's: a project
+    // built without optimization must not land in a Release env.
+    std::map<std::string, std::string> requirements = build_requirements();
+    for (const auto& p : programs)
+      if (p.raw.contains("requirements") && p.raw["requirements"].is_object()) {
+        requirements = p.raw["requirements"].get<std::map<std::string, std::string>>();
+        break;
+      }
     const auto timing = o.passthrough.find("--timing");
-    std::string env = o.env.empty() ? run_env_name(timing == o.passthrough.end() ? "" : timing->second) : o.env;
+    std::string env = o.env;
+    if (env.empty()) {
+      env = env_name(requirements);
+      if (timing != o.passthrough.end() && timing->second != "cold") env += "-" + timing->second;
+    }
     for (const auto& d : devices) {
       AsvRun run;
       run.commit_hash = commit.hash;
@@ -479,7 +492,7 @@ int run_command(RunOptions o) {
         if (!facts.is_null()) break;
       }
       fill_machine(run, o.machine, facts);
-      run.requirements = build_requirements();
+      run.requirements = requirements;
       run.env_name = env;
       if (d) {
         // Each GPU keeps its own results file and its own line in asv's graphs.
@@ -500,10 +513,15 @@ int run_command(RunOptions o) {
   Sink sink(progress, dir, o.env.empty());
   if (dir) {
     const AsvRun& r = runs.begin()->second;
-    progress.note(fmt::format("pitot: {} points of {} program(s) -> {} (machine {}, commit {}, env {}{})",
-                              total * devices.size(), programs.size(), dir->string(), r.machine,
+    progress.note(fmt::format("pitot: {} point{} of {} program{} -> {} (machine {}, commit {}, env {}{})",
+                              total * devices.size(), total * devices.size() == 1 ? "" : "s", programs.size(),
+                              programs.size() == 1 ? "" : "s", dir->string(), r.machine,
                               r.commit_hash.substr(0, 8), r.env_name,
                               o.env.empty() ? fmt::format("; kernel-clock rows: {}{}", r.env_name, kKernelClockEnvSuffix) : ""));
+    const auto build = r.requirements.find("build_type");
+    if (build != r.requirements.end() && (build->second == "unoptimized" || build->second == "Debug"))
+      progress.note("pitot: WARNING: the programs were built without optimization: their times are not those of an "
+                    "optimized build. Configure them with -DCMAKE_BUILD_TYPE=Release.");
   }
 
   // 4. One worker per device; each runs the programs one after another.
@@ -571,11 +589,19 @@ void setup(CLI::App& root) {
       ->capture_default_str();
   cmd->add_flag("--no-interleave", o->no_interleave, "Run each program's points one after another");
   // Engine and device knobs go to every program unchanged (see docs/program-cli.md).
-  for (const char* flag : {"--warmup", "--min-samples", "--min-time", "--max-time", "--max-samples", "--ci-target",
-                           "--batch-time", "--min-sample-time", "--seed", "--timing", "--clock", "--graph-launches",
-                           "--throttle-ratio"}) {
-    cmd->add_option_function<std::string>(flag, [o, flag](const std::string& v) { o->passthrough[flag] = v; },
-                                          "Passed to every program (see its --help)");
+  // Checked here as the programs check them, so a bad value is one message, not one per program.
+  const std::vector<std::pair<const char*, CLI::Validator>> knobs = {
+      {"--warmup", cli::non_negative()},        {"--min-samples", CLI::Range(2, 100000000)},
+      {"--min-time", cli::non_negative()},      {"--max-time", cli::positive()},
+      {"--max-samples", CLI::Range(1, 100000000)}, {"--ci-target", cli::positive()},
+      {"--batch-time", cli::positive()},        {"--min-sample-time", cli::non_negative()},
+      {"--seed", CLI::NonNegativeNumber},       {"--timing", CLI::IsMember({"cold", "hot", "graph"})},
+      {"--clock", CLI::IsMember({"kernel", "events"})},
+      {"--graph-launches", CLI::Range(0, 1000000)}, {"--throttle-ratio", cli::within(0.0, 1.0)}};
+  for (const auto& [flag, check] : knobs) {
+    cmd->add_option_function<std::string>(flag, [o, flag = flag](const std::string& v) { o->passthrough[flag] = v; },
+                                          "Passed to every program (see its --help)")
+        ->check(check);
   }
   cmd->callback([o] { run_guarded<InputError>("run", [&] { return run_command(*o); }); });
 }

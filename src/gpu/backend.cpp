@@ -91,6 +91,14 @@ void exec(State& state, std::function<void(Launch&)> work) {
   PointContext context(state.point_name());
   const int rotations = pending_rotations;
   pending_rotations = 1;
+  // A GPU benchmark outside a device source (registered from a .cpp) reaches here without the
+  // program having skipped it: without a usable device it is skipped, not failed.
+  if (const DeviceBackend* b = device_backend(); b && b->unusable) {
+    if (const std::string why = b->unusable(); !why.empty()) {
+      state.skip("no " + b->display_name + " GPU usable here: " + why);
+      return;
+    }
+  }
   const DeviceOptions& options = device_options();
   const Mode mode = parse_mode(options.timing);
   select_device(options.device);

@@ -131,6 +131,11 @@ DeviceBackend make_backend() {
     set_profiling(false);
   };
   b.device_lost = [] { return device_lost(); };
+  b.display_name = "HIP";
+  b.unusable = [] {
+    static const std::string why = device_count() > 0 ? std::string() : missing_device_message();
+    return why;
+  };
   return b;
 }
 

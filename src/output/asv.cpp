@@ -561,6 +561,15 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
                         {"timeout", b.timeout_seconds}};
       Row row = row_for(key);
       for (const auto* p : run_points) row.cells[flat_position(b, *p)] = track_cell(*p, track);
+      // A point skipped in an earlier write (the driver writes as points arrive), before any
+      // point had made this track, is NaN here too, as in its time row: null means failed.
+      for (std::size_t i = 0; i < row.cells.size() && i < time_row.cells.size(); ++i) {
+        const auto time = time_row.cells[i].find("result");
+        const bool skipped = time != time_row.cells[i].end() && time->second.is_number_float() &&
+                             std::isnan(time->second.get<double>());
+        const auto track_result = row.cells[i].find("result");
+        if (skipped && (track_result == row.cells[i].end() || track_result->second.is_null())) row.cells[i]["result"] = kNaN;
+      }
       if (!run_points.empty()) {
         row.started_at = started;
         row.duration = duration;

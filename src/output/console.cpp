@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -18,17 +19,20 @@ std::string format_seconds(double s) {
 
 namespace {
 
+// A rate with the SI prefix that makes the number read 1-999: "11.47 GFLOP/s", not "0.01147 TFLOP/s".
+std::string si_rate(double per_second, const char* unit) {
+  static const std::pair<double, const char*> prefixes[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  for (const auto& [scale, prefix] : prefixes)
+    if (std::fabs(per_second) >= scale) return fmt::format("{:.4g} {}{}", per_second / scale, prefix, unit);
+  return fmt::format("{:.4g} {}", per_second, unit);
+}
+
 std::string format_track(const Track& t) {
-  double v = t.value;
-  const char* prefix = "";
-  if (t.unit == "items/s") {
-    if (v >= 1e9) v /= 1e9, prefix = "G";
-    else if (v >= 1e6) v /= 1e6, prefix = "M";
-    else if (v >= 1e3) v /= 1e3, prefix = "k";
-    return fmt::format("{:.3g} {}items/s", v, prefix);
-  }
-  if (t.unit == "seconds") return (t.name == "kernel_busy_seconds" ? "busy " : t.name + " ") + format_seconds(v);
-  return fmt::format("{:.4g} {}", v, t.unit);
+  if (t.unit == "items/s") return si_rate(t.value, "items/s");
+  if (t.unit == "TFLOP/s") return si_rate(t.value * 1e12, "FLOP/s");
+  if (t.unit == "GB/s") return si_rate(t.value * 1e9, "B/s");
+  if (t.unit == "seconds") return (t.name == "kernel_busy_seconds" ? "busy " : t.name + " ") + format_seconds(t.value);
+  return fmt::format("{:.4g} {}", t.value, t.unit);
 }
 
 std::string percent(double part, double whole) {
@@ -45,7 +49,8 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
-void print_table(std::ostream& out, const std::vector<PointResult>& points) {
+void print_table(std::ostream& out, const std::vector<PointResult>& points, double ci_target) {
+  std::size_t noisy = 0;
   std::size_t width = 5;
   for (const auto& p : points) width = std::max(width, p.name.size());
   out << fmt::format("{:<{}}  {:>8}  {:>10}  {:>8}  {:>9}  {:>10}  {:<11}  {}\n", "point", width, "samples",
@@ -61,10 +66,21 @@ void print_table(std::ostream& out, const std::vector<PointResult>& points) {
     std::string ci = std::isfinite(s.ci99_lo) && std::isfinite(s.ci99_hi) ? percent((s.ci99_hi - s.ci99_lo) / 2, s.median) : "-";
     std::string stop = p.stop_reason;
     if (p.discarded_samples > 0) stop += fmt::format(" ({} thr.)", p.discarded_samples);
+    // Stopped by a limit before the interval reached the target: the median is less certain.
+    const bool wide = !(std::isfinite(s.ci99_lo) && std::isfinite(s.ci99_hi) && s.median > 0 &&
+                        (s.ci99_hi - s.ci99_lo) / s.median < ci_target);
+    if (p.stop_reason != "ci" && wide) {
+      ci += " !";
+      ++noisy;
+    }
     out << fmt::format("{:<{}}  {:>8}  {:>10}  {:>8}  {:>9}  {:>10}  {:<11}  {}\n", p.name, width, s.n,
                        format_seconds(s.median), percent((s.q75 - s.q25) / 2, s.median), ci,
                        format_seconds(s.min), stop, tracks);
   }
+  if (noisy > 0)
+    out << fmt::format("! noisy: {} point{} stopped on a limit with the 99% interval of the median wider than "
+                       "--ci-target ({:g}%); give {} more --max-time, or quiet the machine\n",
+                       noisy, noisy == 1 ? "" : "s", 100 * ci_target, noisy == 1 ? "it" : "them");
 }
 
 void write_csv(std::ostream& out, const std::vector<PointResult>& points) {

@@ -8,7 +8,9 @@
 
 namespace pitot {
 
-void print_table(std::ostream& out, const std::vector<PointResult>& points);
+// `ci_target` (--ci-target): a point that stopped on its time or sample limit with a wider 99%
+// interval of the median is marked noisy ("!") and explained under the table.
+void print_table(std::ostream& out, const std::vector<PointResult>& points, double ci_target = 0.005);
 void write_csv(std::ostream& out, const std::vector<PointResult>& points);
 // 1.23 µs, 4.5 ms, 2.0 s
 std::string format_seconds(double seconds);

@@ -1,5 +1,7 @@
 #include "output/machine.hpp"
 
+#include <pitot/benchmark.hpp>
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/utsname.h>
@@ -194,6 +196,11 @@ std::map<std::string, std::string> build_requirements() {
 #else
   req["compiler"] = "unknown";
 #endif
+  // A program records its benchmarks' own build (an author's project may be built otherwise
+  // than pitot); the driver, which registers none, falls back to its own.
+  if (const auto build = program_build()) {
+    req["build_type"] = build_type_name(*build);
+  } else {
 #if defined(PITOT_BUILD_TYPE)
   req["build_type"] = PITOT_BUILD_TYPE;
 #elif defined(NDEBUG)
@@ -201,6 +208,7 @@ std::map<std::string, std::string> build_requirements() {
 #else
   req["build_type"] = "Debug";
 #endif
+  }
   if (req["build_type"].empty()) req["build_type"] = "none";
 #if defined(PITOT_CUDA_VERSION)
   req["cuda"] = PITOT_CUDA_VERSION;
@@ -217,8 +225,9 @@ std::string run_env_name(const std::string& timing) {
   return name;
 }
 
-std::string build_env_name() {
-  auto req = build_requirements();
+std::string build_env_name() { return env_name(build_requirements()); }
+
+std::string env_name(std::map<std::string, std::string> req) {
   std::string name = "cpp-" + req["compiler"] + "-" + req["build_type"];
   if (req.count("cuda")) name += "-cuda" + req["cuda"];
   if (req.count("hip")) name += "-hip" + req["hip"];

@@ -32,12 +32,15 @@ struct CommitInfo {
 std::optional<CommitInfo> git_commit(const std::filesystem::path& dir, const std::string& rev = "HEAD");
 
 // What the build is made of, for asv's `requirements`: compiler ("gcc-12.2"), build_type
-// ("Release", from the compile definition PITOT_BUILD_TYPE, else from NDEBUG) and, when the
+// (in a program: its benchmarks' own, see build_type_name; else pitot's PITOT_BUILD_TYPE, else
+// from NDEBUG) and, when the
 // definition PITOT_CUDA_VERSION is set, cuda ("13.0").
 std::map<std::string, std::string> build_requirements();
 
 // Environment name describing the build: cpp-<compiler>-<version>-<build type>[-cuda<ver>].
 std::string build_env_name();
+// The same from requirements (build_requirements() of this or another process).
+std::string env_name(std::map<std::string, std::string> requirements);
 // The default env of a run: the build's, plus the GPU timing mode unless it is the default (cold),
 // so hot or graph results never merge into the cold rows of the same benchmark.
 std::string run_env_name(const std::string& timing);

@@ -68,6 +68,53 @@ std::vector<PlannedPoint> select_points(std::vector<PlannedPoint> all, const Opt
   return chosen;
 }
 
+// Why nothing was selected, with what the points are called after any --axis override, so a
+// filter written for the default axis values can be fixed.
+std::string no_point_message(const Options& o, const std::vector<PlannedPoint>& all) {
+  std::vector<std::string> axes, selection;
+  for (const auto& a : o.axis_overrides)
+    axes.push_back("--axis " + (a.benchmark.empty() ? "" : a.benchmark + ":") + a.axis + "=" +
+                   fmt::format("{}", fmt::join(a.values, ",")));
+  const std::string axis_text = fmt::format("{}", fmt::join(axes, " "));
+  if (!o.filter.empty()) selection.push_back("--filter '" + o.filter + "'");
+  if (o.point_ids) selection.push_back("--points");
+  if (o.shard_count > 1) selection.push_back("--shard");
+  std::string message = fmt::format("no point matches {}", fmt::join(selection, " with "));
+  if (!axes.empty()) message += " after " + axis_text + " (an override replaces the axis's values, and with them the point names)";
+  // Example names from the benchmarks an override touched (those the user has in mind), else all.
+  std::vector<const PlannedPoint*> shown;
+  for (const auto& p : all)
+    for (const auto& a : o.axis_overrides)
+      if ((a.benchmark.empty() || a.benchmark == p.def->name) &&
+          std::any_of(p.def->axes.begin(), p.def->axes.end(), [&](const Axis& x) { return x.name == a.axis; })) {
+        shown.push_back(&p);
+        break;
+      }
+  if (shown.empty())
+    for (const auto& p : all) shown.push_back(&p);
+  std::vector<std::string> examples;
+  for (std::size_t i = 0; i < shown.size() && examples.size() < 3; i += std::max<std::size_t>(1, shown.size() / 3))
+    examples.push_back(shown[i]->name);
+  if (!examples.empty()) message += fmt::format("; points are named like {}", fmt::join(examples, ", "));
+  return message + "; see them with --list" + (axes.empty() ? "" : " " + axis_text);
+}
+
+// The benchmarks' own build, for --json and --list --json (the driver names its env from it).
+json build_json() {
+  const BuildFlags b = program_build().value_or(BuildFlags{});
+  return {{"build_type", b.build_type}, {"optimized", b.optimized}, {"ndebug", b.ndebug},
+          {"env_build_type", build_type_name(b)}};
+}
+
+// A loud line for a build without optimization: its times mean little (26x slower, measured).
+std::string build_warning(const std::string& program) {
+  const BuildFlags b = program_build().value_or(BuildFlags{});
+  if (b.optimized) return "";
+  return fmt::format("WARNING: {} was built without optimization (CMake build type '{}'): its times are not those "
+                     "of an optimized build. Configure it with -DCMAKE_BUILD_TYPE=Release.",
+                     program, b.build_type.empty() ? "" : b.build_type);
+}
+
 json device_facts() {
   const DeviceBackend* b = device_backend();
   return b && b->device_facts ? b->device_facts() : json(nullptr);
@@ -86,6 +133,7 @@ void print_list(std::ostream& out, const std::string& program, const std::vector
     const int device_count = device.is_object() ? device.value("gpu_count", 1) : 0;
     json j = {{"program", program}, {"backend", device_backend() ? device_backend()->name : "cpu"},
               {"device", device}, {"device_count", device_count}, {"machine", device_machine_name()},
+              {"build", build_json()}, {"requirements", build_requirements()},
               {"benchmarks", json::array()}, {"points", json::array()}};
     for (const auto& b : infos) j["benchmarks"].push_back(to_json(b));
     for (const auto& p : points) j["points"].push_back({{"id", p.id}, {"name", p.name}, {"benchmark", p.def->name}});
@@ -94,7 +142,7 @@ void print_list(std::ostream& out, const std::string& program, const std::vector
   }
   for (const auto& b : infos) {
     std::size_t selected = std::count_if(points.begin(), points.end(), [&](const PlannedPoint& p) { return p.def->name == b.name; });
-    out << fmt::format("{}.{}  ({} points{})\n", program, b.name, b.point_count(),
+    out << fmt::format("{}.{}  ({} point{}{})\n", program, b.name, b.point_count(), b.point_count() == 1 ? "" : "s",
                        selected == b.point_count() ? "" : fmt::format(", {} selected", selected));
     for (const auto& a : b.axes) {
       std::string values;
@@ -189,7 +237,7 @@ int run_program(int argc, char** argv) {
     write_output(o.list_json ? o.json_path : "-", text.str());
     return kOk;
   }
-  if (points.empty()) throw UsageError("no point matches the selection (see --list)");
+  if (points.empty()) throw UsageError(no_point_message(o, plan_points(registry())));
 
   // Driver protocol: one JSON line per finished point on a private file descriptor.
   FILE* channel = nullptr;
@@ -218,8 +266,9 @@ int run_program(int argc, char** argv) {
   auto write_outputs = [&] {
     std::sort(results.begin(), results.end(), [](const PointResult& a, const PointResult& b) { return a.id < b.id; });
     if (o.table) {
+      if (const std::string warning = build_warning(program); !warning.empty()) std::cout << warning << "\n";
       std::cout << program << ":\n";
-      print_table(std::cout, results);
+      print_table(std::cout, results, o.run.ci_target);
     }
     if (!o.csv_path.empty()) {
       std::ostringstream csv;
@@ -227,7 +276,7 @@ int run_program(int argc, char** argv) {
       write_output(o.csv_path, csv.str());
     }
     if (!o.json_path.empty()) {
-      json doc = {{"pitot_version", PITOT_VERSION}, {"program", program}, {"host", host_facts()},
+      json doc = {{"pitot_version", PITOT_VERSION}, {"program", program}, {"build", build_json()}, {"host", host_facts()},
                   {"device", device_facts()},       {"config", config_json(o.run, o.device)},
                   {"benchmarks", json::array()},    {"points", json::array()}};
       for (const auto& b : infos) doc["benchmarks"].push_back(to_json(b));
@@ -237,7 +286,28 @@ int run_program(int argc, char** argv) {
     if (!o.asv_dir.empty()) write_asv_results(o, program, infos, results);
   };
 
-  run_points(program, points, o.run, [&](const PointResult& r) {
+  // Without a usable GPU the GPU points are skipped with the reason, said once: not one error per
+  // point. CPU benchmarks of the same program still run.
+  std::vector<PlannedPoint> to_run;
+  std::vector<const PlannedPoint*> gpu_points;
+  for (const auto& p : points)
+    if (p.def->build.device) gpu_points.push_back(&p);
+  const std::string unusable = backend && backend->unusable && !gpu_points.empty() ? backend->unusable() : "";
+  if (!unusable.empty()) {
+    const std::string reason = fmt::format("no {} GPU usable here ({})", backend->display_name, unusable);
+    std::cerr << fmt::format("{}: {}: its {} GPU point{} {} skipped\n", program, reason, gpu_points.size(),
+                             gpu_points.size() == 1 ? "" : "s", gpu_points.size() == 1 ? "is" : "are");
+    for (const auto* p : gpu_points) {
+      results.push_back(skipped_result(program, *p, reason));
+      send(to_json(results.back()).dump());
+    }
+    for (const auto& p : points)
+      if (!p.def->build.device) to_run.push_back(p);
+  } else {
+    to_run = points;
+  }
+
+  run_points(program, to_run, o.run, [&](const PointResult& r) {
     results.push_back(r);
     any_failed |= r.status == PointStatus::Failed;
     send(to_json(r).dump());

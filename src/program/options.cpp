@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "program/cli_hints.hpp"
+
 namespace pitot::program {
 namespace {
 
@@ -156,30 +158,31 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& p
   app.add_option("--env", o.env, "asv environment name (default: compiler, version, build type)");
 
   auto& r = o.run;
-  auto positive = CLI::PositiveNumber;
-  app.add_option("--warmup", r.warmup_seconds, "Seconds of untimed warm-up per point")->check(CLI::NonNegativeNumber)->capture_default_str();
+  const auto positive = cli::positive();
+  const auto non_negative = cli::non_negative();
+  app.add_option("--warmup", r.warmup_seconds, "Seconds of untimed warm-up per point")->check(non_negative)->capture_default_str();
   app.add_option("--min-samples", r.min_samples, "Samples before the interval rule may stop a point")->check(CLI::Range(2, 100000000))->capture_default_str();
-  app.add_option("--min-time", r.min_seconds, "Seconds of sampling before the interval rule may stop a point")->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--min-time", r.min_seconds, "Seconds of sampling before the interval rule may stop a point")->check(non_negative)->capture_default_str();
   app.add_option("--max-time", r.max_seconds, "A point's time limit for sampling, seconds")->check(positive)->capture_default_str();
   app.add_option("--max-samples", r.max_samples, "Stop a point after this many samples")->check(CLI::Range(1, 100000000))->capture_default_str();
   app.add_option("--ci-target", r.ci_target, "Stop when the 99% interval of the median is narrower than this fraction of it")->check(positive)->capture_default_str();
   app.add_option("--batch-time", r.batch_seconds, "Seconds a point samples per turn of the interleaved schedule")->check(positive)->capture_default_str();
-  app.add_option("--min-sample-time", r.min_sample_seconds, "CPU: loop the work until one sample lasts this long")->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--min-sample-time", r.min_sample_seconds, "CPU: loop the work until one sample lasts this long")->check(non_negative)->capture_default_str();
   app.add_option("--interleave", r.interleave, "Points sampled round-robin at once")->check(CLI::Range(1, 4096))->capture_default_str();
   app.add_flag("--no-interleave", no_interleave, "Run points one after another in declared order");
   app.add_option("--seed", r.seed, "Seed of the shuffled point order")->capture_default_str();
   app.add_flag("--profile", r.profile, "Run each point once inside its range between profiler start/stop");
 
   auto& d = o.device;
-  app.add_option("--device", d.device, "GPU to run on")->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--device", d.device, "GPU to run on")->check(non_negative)->capture_default_str();
   app.add_option("--timing", d.timing, "GPU timing: cold (caches flushed), hot (back to back) or graph (CUDA graph replay)")
       ->check(CLI::IsMember({"cold", "hot", "graph"}))->capture_default_str();
   app.add_option("--clock", d.clock,
                  "GPU clock of cold samples: kernel (the device's timestamps of the work, CUPTI) or events "
                  "(default: kernel where CUPTI is available, else events; hot and graph use events)")
       ->check(CLI::IsMember({"kernel", "events"}));
-  app.add_option("--graph-launches", d.graph_launches, "Launches captured per graph in graph mode (0: automatic)")->check(CLI::NonNegativeNumber);
-  app.add_option("--throttle-ratio", d.throttle_ratio, "Discard samples whose SM clock is below this fraction of nominal")->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  app.add_option("--graph-launches", d.graph_launches, "Launches captured per graph in graph mode (0: automatic)")->check(non_negative);
+  app.add_option("--throttle-ratio", d.throttle_ratio, "Discard samples whose SM clock is below this fraction of nominal")->check(cli::within(0.0, 1.0))->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -190,7 +193,7 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& p
     app.exit(e);
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what() + std::string(" (see --help)"));
+    throw UsageError(e.what() + cli::flag_suggestion(app, argc, argv) + " (see --help)");
   }
   for (const auto& t : axis_texts) o.axis_overrides.push_back(parse_axis_override(t));
   if (!points_text.empty()) o.point_ids = parse_id_list(points_text);

@@ -323,6 +323,20 @@ TEST_F(AsvWriter, PartialRunsMergePointByPoint) {
   EXPECT_DOUBLE_EQ(track[0].get<double>(), 1000 / points[0].stats->median);
 }
 
+// The driver writes points as they arrive: a point skipped before any point made the track is
+// NaN in the track row (asv: n/a) as in the time row, never null (asv: failed).
+TEST_F(AsvWriter, SkippedBeforeTheTrackExistedIsNaNInTrackRows) {
+  write_asv(dir, run, {sort}, {other_point(sort, 2, PointStatus::Skipped)});
+  write_asv(dir, run, {sort}, {ok_point(sort, 0, 2e-5, 10, 1000)});
+  write_asv(dir, run, {sort}, {other_point(sort, 3, PointStatus::Failed)});
+  json track = row("bench_sort.sort_ints.items_per_second").at("result");
+  EXPECT_TRUE(std::isnan(row("bench_sort.sort_ints").at("result")[2].get<double>()));
+  ASSERT_TRUE(track[2].is_number()) << track.dump();
+  EXPECT_TRUE(std::isnan(track[2].get<double>()));
+  EXPECT_TRUE(track[1].is_null());  // never measured
+  EXPECT_TRUE(track[3].is_null());  // failed
+}
+
 TEST_F(AsvWriter, NewVersionDropsOldPoints) {
   write_asv(dir, run, {sort}, mixed_points(sort));
   BenchmarkInfo v2 = sort;

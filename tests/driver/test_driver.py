@@ -2,13 +2,14 @@
 """End-to-end tests of `pitot run` with programs that misbehave (see misbehave.cpp).
 
 usage: test_driver.py CASE PITOT PROGRAMS_DIR [ASV_CHECK]
-CASE: misbehaving | interrupt | concurrent | tools | asv
+CASE: misbehaving | interrupt | concurrent | tools | first_contact | asv
 Each case works in a fresh temporary git repository with `pitot init`'s asv.conf.json.
 """
 import atexit
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -229,6 +230,45 @@ def case_tools():
     return repo
 
 
+def case_first_contact():
+    """What a new user meets first: init into a new folder, its hint, and the messages for typos."""
+    repo = make_repo()
+    os.remove(os.path.join(repo, "asv.conf.json"))
+    r = pitot(["init", "--dir", "asv-results"], repo)
+    check(r.returncode == 0 and os.path.isfile(os.path.join(repo, "asv-results", "asv.conf.json")),
+          f"init --dir creates the missing folder ({r.returncode}: {r.stderr})")
+    check("pitot run --build-dir BUILD --config asv-results/asv.conf.json (writes asv-results/results)" in r.stdout,
+          f"init's hint names the config and where results go: {r.stdout}")
+    # The hint's command writes where asv reads: results_dir of the config.
+    r = pitot(["run", prog("ok"), "--config", "asv-results/asv.conf.json", "--machine", "testbox"] + FAST, repo, timeout=120)
+    check(r.returncode == 0 and os.path.isfile(os.path.join(repo, "asv-results", "results", "benchmarks.json")),
+          f"run --config writes asv-results/results ({r.stderr[-300:]})")
+    # Without --config, pitot run finds asv-results/asv.conf.json; --asv-dir asv-results means its results too.
+    shutil.rmtree(os.path.join(repo, "asv-results", "results"))
+    for extra in ([], ["--asv-dir", "asv-results"]):
+        r = pitot(["run", prog("ok"), "--machine", "testbox"] + extra + FAST, repo, timeout=120)
+        check(r.returncode == 0 and os.path.isfile(os.path.join(repo, "asv-results", "results", "benchmarks.json"))
+              and not os.path.exists(os.path.join(repo, "asv-results", "benchmarks.json")),
+              f"run {extra} writes asv-results/results, not asv-results ({r.stderr[-300:]})")
+    r = pitot(["init", "--dir", "a/b"], repo)
+    check(r.returncode == 0 and os.path.isfile(os.path.join(repo, "a", "b", "asv.conf.json")), "init --dir a/b: nested folders")
+    # Version, unknown command, typos, bad knob values: one plain message, exit 2 (0 for --version).
+    r = pitot(["--version"], repo)
+    check(r.returncode == 0 and re.fullmatch(r"pitot \d+\.\d+\.\d+\n", r.stdout), f"--version: {r.stdout!r}")
+    r = pitot(["frobnicate"], repo)
+    check(r.returncode == 2 and "unknown command 'frobnicate'; commands: compare, init, list" in r.stderr, f"unknown command: {r.stderr}")
+    r = pitot(["rnu"], repo)
+    check(r.returncode == 2 and "did you mean 'run'?" in r.stderr, f"mistyped command: {r.stderr}")
+    r = pitot(["run", prog("ok"), "--max-tme", "1"], repo)
+    check(r.returncode == 2 and "did you mean --max-time?" in r.stderr, f"mistyped flag: {r.stderr}")
+    for value, words in (("-1", "give a number above 0"), ("nan", "not a finite number"), ("inf", "not a finite number")):
+        r = pitot(["run", prog("ok"), "--max-time", value], repo)
+        check(r.returncode == 2 and words in r.stderr and len(r.stderr) < 200, f"--max-time {value}: {r.stderr}")
+    r = pitot(["list", prog("trivial"), "--filter", r"i=7\]"], repo)
+    check(r.returncode == 0 and r.stdout.endswith("\n1 point in 1 program\n"), f"list: {r.stdout[-200:]}")
+    return repo
+
+
 def case_asv(asv_check):
     repo = case_misbehaving()
     # The corrupt file from the last step would fail asv: put a valid one back by running again.
@@ -249,6 +289,8 @@ elif case == "concurrent":
     case_concurrent()
 elif case == "tools":
     case_tools()
+elif case == "first_contact":
+    case_first_contact()
 elif case == "asv":
     case_asv(sys.argv[4])
 else:
