@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -170,7 +171,7 @@ std::vector<ResultsFile> matching_files(const std::vector<ResultsFile>& files, c
 
 // Parameter names from a pitot point name, "saxpy[a=0.5, n=10]" -> {a, n} (protocol lines carry
 // no axis list).
-std::vector<std::string> names_from_point_name(const std::string& name) {
+std::vector<std::string> names_from_point_name(const std::string& name, std::vector<std::string>* values = nullptr) {
   std::vector<std::string> out;
   auto open = name.find('[');
   if (open == std::string::npos || name.back() != ']') return out;
@@ -183,6 +184,7 @@ std::vector<std::string> names_from_point_name(const std::string& name) {
     while (!n.empty() && n.front() == ' ') n.erase(n.begin());
     out.push_back(n);
     auto comma = inside.find(',', eq);
+    if (values) values->push_back(inside.substr(eq + 1, comma == std::string::npos ? std::string::npos : comma - eq - 1));
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
@@ -463,8 +465,10 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
     for (const auto& d : documents) visit(d);
     std::map<std::string, std::string> versions;  // program.benchmark -> version
     std::map<std::string, const json*> axes_of;   // program.benchmark -> its axes
+    static const json kNoBenchmarks = json::array();
     for (const json* prog : programs)
-      for (const auto& b : prog->value("benchmarks", json::array())) {
+      for (const auto& b : prog->contains("benchmarks") && (*prog)["benchmarks"].is_array() ? (*prog)["benchmarks"]
+                                                                                           : kNoBenchmarks) {
         const std::string full = b.value("program", prog->value("program", "")) + "." + b.value("name", "");
         versions[full] = b.contains("version") ? b["version"].get<std::string>() : "";
         if (b.contains("axes") && b["axes"].is_array()) axes_of[full] = &b["axes"];
@@ -486,11 +490,22 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
       for (std::size_t a = 0; a < values.size(); ++a) {
         const json* axis = axes && a < axes->size() ? &(*axes)[a] : nullptr;
         if (axis && axis->contains("name")) names.push_back((*axis)["name"].get<std::string>());
-        if (axis && axis->contains("reprs") && a < index.size() && index[a].is_number_unsigned() &&
-            index[a].get<std::size_t>() < (*axis)["reprs"].size())
+        if (axis && axis->contains("reprs") && a < index.size() && index[a].is_number_integer() &&
+            index[a].get<std::int64_t>() >= 0 && index[a].get<std::size_t>() < (*axis)["reprs"].size())
           reprs.push_back((*axis)["reprs"][index[a].get<std::size_t>()].get<std::string>());
         else
           reprs.push_back(python_repr_of(values[a]));
+      }
+      if (values.empty()) {
+        // No values (a hand-written or old line): the point's name says them; numbers stay as
+        // written, anything else is a string.
+        std::vector<std::string> written;
+        names = names_from_point_name(name, &written);
+        for (const auto& w : written) {
+          char* end = nullptr;
+          std::strtod(w.c_str(), &end);
+          reprs.push_back(!w.empty() && end == w.c_str() + w.size() ? w : python_repr_of(json(w)));
+        }
       }
       if (names.size() != reprs.size()) names = names_from_point_name(name);
       set_key(d, benchmark, names, reprs);

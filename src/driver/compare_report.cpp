@@ -345,6 +345,7 @@ std::string render_markdown(const Report& r, bool only_changed, std::size_t limi
       case Verdict::Unchanged: unchanged.push_back(&row); break;
     }
   }
+  int left_out_slower = 0;
   if (!r.failed.empty()) {
     out += "**Failed in head (ok in base)**\n\n";
     for (const auto& item : r.failed)
@@ -352,14 +353,39 @@ std::string render_markdown(const Report& r, bool only_changed, std::size_t limi
                          item.detail.empty() ? "" : ": " + markdown_escape(item.detail.substr(0, 300)));
     out += "\n";
   }
-  if (!slower.empty()) {
-    out += header;
-    for (const Row* row : slower) out += line(row);
-    out += "\n";
-  }
   // What may be left out, and the room it may take: the trailer that counts it needs some.
   constexpr std::size_t kTrailer = 400;
+  if (!slower.empty()) {
+    // Every slower row, in full when they fit; else without notes; else one short line each.
+    std::string full = header, compact = header, terse;
+    for (const Row* row : slower) {
+      full += line(row);
+      const auto& c = row->comparison;
+      compact += fmt::format("| {} | `{}` | {} | {} | {} | | | |\n", marker(c.verdict),
+                             markdown_escape(row->base.display), format_ratio(c.ratio), format_interval(c),
+                             format_noise(c));
+      terse += fmt::format("- `{}` {}\n", markdown_escape(row->base.display), format_ratio(c.ratio));
+    }
+    const std::size_t room = limit > out.size() + kTrailer ? limit - out.size() - kTrailer : 0;
+    if (full.size() + 1 <= room) out += full + "\n";
+    else if (compact.size() + 1 <= room) out += compact + "\n";
+    else if (terse.size() + 40 <= room) out += "**Slower** (ratio head/base)\n\n" + terse + "\n";
+    else {
+      // More slower points than a comment can hold at all: as many as fit, and the count.
+      std::size_t shown = 0;
+      std::string part;
+      for (const Row* row : slower) {
+        std::string l = fmt::format("- `{}` {}\n", markdown_escape(row->base.display), format_ratio(row->comparison.ratio));
+        if (part.size() + l.size() + 40 > room) break;
+        part += l;
+        ++shown;
+      }
+      out += "**Slower** (ratio head/base)\n\n" + part + "\n";
+      left_out_slower = static_cast<int>(slower.size() - shown);
+    }
+  }
   std::map<std::string, int> left_out;
+  if (left_out_slower) left_out["slower (more than one comment can hold)"] = left_out_slower;
   auto fits = [&](const std::string& more) { return out.size() + more.size() + kTrailer <= limit; };
   auto add_rows = [&](const std::vector<const Row*>& rows, const char* what, bool folded) {
     if (rows.empty()) return;
@@ -405,9 +431,9 @@ std::string render_markdown(const Report& r, bool only_changed, std::size_t limi
     }
     std::string joined;
     for (std::size_t i = 0; i < parts.size(); ++i) joined += (i ? ", " : "") + parts[i];
-    out += fmt::format("*{} rows left out to stay under GitHub's comment limit ({}); every slower and newly failing "
-                       "point is above. The full report: `pitot compare --json`, or the job log.*\n",
-                       total, joined);
+    out += fmt::format("*{} rows left out to stay under GitHub's comment limit ({}){}. The full report: "
+                       "`pitot compare --json`, or the job log.*\n",
+                       total, joined, left_out_slower ? "" : "; every slower and newly failing point is above");
   }
   return out;
 }

@@ -472,10 +472,8 @@ Comparison compare_runs(const SideData& base, const SideData& head, bool higher_
   Verdict v = verdict_for_interval(c.ratio_lo, c.ratio_hi, higher_is_better, options.threshold);
   if ((v == Verdict::Slower || v == Verdict::Faster) && !(c.p_value < alpha)) v = Verdict::Inconclusive;
   if (widened) {
-    c.note = fmt::format("one process a side: the interval is widened to the run-to-run noise floor ±{:.2g}% ({})",
-                         c.noise_percent,
-                         c.noise == NoiseSource::History ? fmt::format("history of {} runs", c.history_runs)
-                                                         : fmt::format("prior {} between processes", percent(sigma)));
+    c.note = c.noise == NoiseSource::History ? "one process a side: widened to the noise floor of its history"
+                                             : "one process a side: widened to the prior noise floor";
   }
   c.verdict = v;
   return c;
