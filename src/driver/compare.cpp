@@ -54,7 +54,11 @@ void setup_compare(CLI::App& root) {
     // run_compare reports its own input errors; the guard is for the threshold.
     run_guarded<compare::InputError>("compare", [&] {
       options->method.threshold = compare::parse_threshold(*threshold);
-      options->method.noise_prior = compare::parse_threshold(*noise_prior);
+      try {
+        options->method.noise_prior = compare::parse_threshold(*noise_prior);
+      } catch (const compare::InputError&) {
+        throw compare::InputError("--noise-prior " + *noise_prior + ": expected a percentage like 2%, or 0 (off)");
+      }
       options->format = *markdown ? compare::Format::Markdown : *json ? compare::Format::Json : compare::Format::Table;
       static const std::map<std::string, compare::Color> colors = {
           {"auto", compare::Color::Auto}, {"always", compare::Color::Always}, {"never", compare::Color::Never}};
