@@ -1,6 +1,8 @@
 #include "core/result.hpp"
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <limits>
 
 namespace pitot {
@@ -118,6 +120,10 @@ json to_json(const PointResult& p) {
             {"duration", p.duration_seconds},
             {"backend_info", p.backend_info}};
   if (!p.clock_ratios.empty()) j["clock_ratios"] = p.clock_ratios;
+  if (!p.process_medians.empty()) {
+    j["process_medians"] = p.process_medians;
+    j["sample_process"] = p.sample_process;
+  }
   if (p.stats) {
     const Stats& s = *p.stats;
     j["stats"] = {{"n", s.n},         {"median", s.median}, {"q25", s.q25},   {"q75", s.q75},
@@ -150,6 +156,8 @@ PointResult point_from_json(const json& j) {
   p.samples = j.value("samples", std::vector<double>{});
   p.clock_ratios = j.value("clock_ratios", std::vector<double>{});
   p.discarded_samples = j.value("discarded_samples", 0);
+  p.process_medians = j.value("process_medians", std::vector<double>{});
+  p.sample_process = j.value("sample_process", std::vector<int>{});
   p.stop_reason = j.value("stop_reason", "");
   if (j.contains("counters")) {
     const auto& c = j.at("counters");
@@ -187,6 +195,52 @@ std::vector<Track> throughput_tracks(double items, double bytes, double flops, d
   if (bytes > 0) tracks.push_back({"gbytes_per_second", "GB/s", bytes / seconds / 1e9});
   if (flops > 0) tracks.push_back({"tflops", "TFLOP/s", flops / seconds / 1e12});
   return tracks;
+}
+
+}  // namespace pitot
+
+namespace pitot {
+
+PointResult merge_processes(const std::vector<PointResult>& runs) {
+  if (runs.empty()) throw std::invalid_argument("merge_processes: no runs");
+  if (runs.size() == 1) return runs.front();
+  PointResult merged = runs.front();
+  for (const auto& r : runs)
+    if (r.status != PointStatus::Ok) {
+      PointResult bad = r;
+      bad.reason = "in process " + std::to_string(&r - runs.data() + 1) + " of " + std::to_string(runs.size()) +
+                   ": " + r.reason;
+      return bad;
+    }
+  merged.samples.clear();
+  merged.clock_ratios.clear();
+  merged.sample_process.clear();
+  merged.process_medians.clear();
+  merged.discarded_samples = 0;
+  merged.duration_seconds = 0;
+  bool clocks = true;
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    const PointResult& r = runs[k];
+    merged.samples.insert(merged.samples.end(), r.samples.begin(), r.samples.end());
+    merged.sample_process.insert(merged.sample_process.end(), r.samples.size(), static_cast<int>(k));
+    clocks = clocks && r.clock_ratios.size() == r.samples.size();
+    if (clocks) merged.clock_ratios.insert(merged.clock_ratios.end(), r.clock_ratios.begin(), r.clock_ratios.end());
+    merged.process_medians.push_back(r.stats ? r.stats->median
+                                             : (r.samples.empty() ? 0.0 : compute_stats(r.samples).median));
+    merged.discarded_samples += r.discarded_samples;
+    merged.duration_seconds += r.duration_seconds;
+    if (r.started_at_ms != 0 && (merged.started_at_ms == 0 || r.started_at_ms < merged.started_at_ms))
+      merged.started_at_ms = r.started_at_ms;
+  }
+  if (!clocks) merged.clock_ratios.clear();
+  if (!merged.samples.empty()) {
+    merged.stats = compute_stats(merged.samples);
+    // Every track is a rate of the median time (items/s, GB/s, TFLOP/s, % of a peak rate).
+    const auto& first = runs.front();
+    if (first.stats && first.stats->median > 0 && merged.stats->median > 0)
+      for (auto& t : merged.tracks) t.value *= first.stats->median / merged.stats->median;
+  }
+  return merged;
 }
 
 }  // namespace pitot

@@ -50,6 +50,10 @@ struct PointResult {
   std::int64_t number = 1;  // iterations per sample
   std::vector<double> samples;  // seconds per iteration, in measurement order
   std::vector<double> clock_ratios;  // per sample, when the backend measures clocks
+  // With several processes (pitot run --processes K): the process (0..K-1) each sample came from,
+  // and each process's median. Both empty for a single process.
+  std::vector<int> sample_process;
+  std::vector<double> process_medians;
   int discarded_samples = 0;  // taken while throttled, not in `samples`
   std::optional<Stats> stats;
   std::string stop_reason;  // ci, time_limit, max_samples
@@ -67,6 +71,12 @@ nlohmann::json to_json(const BenchmarkInfo& info);
 BenchmarkInfo benchmark_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const PointResult& point);
 PointResult point_from_json(const nlohmann::json& j);
+
+// Pools the runs of one point from several processes (in process order) into one result: the
+// samples concatenated, the statistics and tracks recomputed from the pool, and which process each
+// sample came from kept beside them (sample_process, process_medians). A point that failed or was
+// skipped in any process is that, with the first such reason.
+PointResult merge_processes(const std::vector<PointResult>& runs);
 
 // Tracks derived from the work counters and the median time.
 std::vector<Track> throughput_tracks(double items, double bytes, double flops, double seconds);

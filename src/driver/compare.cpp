@@ -14,6 +14,7 @@ namespace {
 void setup_compare(CLI::App& root) {
   auto options = std::make_shared<compare::CompareOptions>();
   auto threshold = std::make_shared<std::string>("2%");
+  auto noise_prior = std::make_shared<std::string>("2%");
   auto markdown = std::make_shared<bool>(false);
   auto json = std::make_shared<bool>(false);
   auto color = std::make_shared<std::string>("auto");
@@ -36,6 +37,12 @@ void setup_compare(CLI::App& root) {
                   "two-sided confidence of each point's interval (default 0.99)");
   cmd->add_option("--min-samples", options->method.min_samples,
                   "fewer samples than this on a side gives 'inconclusive' (default 5)");
+  cmd->add_option("--noise-prior", *noise_prior,
+                  "run-to-run noise assumed between processes when a side has one process and the point no "
+                  "history, as a standard deviation: 2% (default) or 0 (off)");
+  cmd->add_option("--history", options->history,
+                  "recent commits of the database a point's run-to-run noise is learned from (default 10, 0: none)")
+      ->check(CLI::Range(0, 1000));
   auto md = cmd->add_flag("--markdown", *markdown, "print markdown (for a pull-request comment)");
   cmd->add_flag("--json", *json, "print JSON")->excludes(md);
   cmd->add_option("-o,--output", options->output,
@@ -47,6 +54,11 @@ void setup_compare(CLI::App& root) {
     // run_compare reports its own input errors; the guard is for the threshold.
     run_guarded<compare::InputError>("compare", [&] {
       options->method.threshold = compare::parse_threshold(*threshold);
+      try {
+        options->method.noise_prior = compare::parse_threshold(*noise_prior);
+      } catch (const compare::InputError&) {
+        throw compare::InputError("--noise-prior " + *noise_prior + ": expected a percentage like 2%, or 0 (off)");
+      }
       options->format = *markdown ? compare::Format::Markdown : *json ? compare::Format::Json : compare::Format::Table;
       static const std::map<std::string, compare::Color> colors = {
           {"auto", compare::Color::Auto}, {"always", compare::Color::Always}, {"never", compare::Color::Never}};

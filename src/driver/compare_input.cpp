@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -132,12 +133,26 @@ std::vector<ResultsFile> results_files(const fs::path& machine_dir) {
   return files;
 }
 
+// The commit a results file names. A file that does not parse is reported as corrupt, with
+// where: "unknown commit" would send the user looking for the wrong problem.
 std::string commit_of_file(const fs::path& file) {
+  json j;
+  try {
+    j = parse_python_json(read_text(file, "results file"), file.string());
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("results file {} is corrupt: {}", file.string(), e.what()));
+  }
+  if (!j.is_object() || !j.contains("commit_hash") || !j["commit_hash"].is_string())
+    throw InputError(fmt::format("results file {} is corrupt: it names no commit_hash", file.string()));
+  return lower(j["commit_hash"].get<std::string>());
+}
+
+double date_of_file(const fs::path& file) {
   try {
     json j = parse_python_json(read_text(file, "results file"), file.string());
-    return lower(j.value("commit_hash", ""));
+    return j.is_object() && j.contains("date") && j["date"].is_number() ? j["date"].get<double>() : -1;
   } catch (const std::exception&) {
-    return "";
+    return -1;
   }
 }
 
@@ -154,7 +169,63 @@ std::vector<ResultsFile> matching_files(const std::vector<ResultsFile>& files, c
   return out;
 }
 
+// Parameter names from a pitot point name, "saxpy[a=0.5, n=10]" -> {a, n} (protocol lines carry
+// no axis list).
+std::vector<std::string> names_from_point_name(const std::string& name, std::vector<std::string>* values = nullptr) {
+  std::vector<std::string> out;
+  auto open = name.find('[');
+  if (open == std::string::npos || name.back() != ']') return out;
+  const std::string inside = name.substr(open + 1, name.size() - open - 2);
+  std::size_t pos = 0;
+  while (pos < inside.size()) {
+    auto eq = inside.find('=', pos);
+    if (eq == std::string::npos) break;
+    std::string n = inside.substr(pos, eq - pos);
+    while (!n.empty() && n.front() == ' ') n.erase(n.begin());
+    out.push_back(n);
+    auto comma = inside.find(',', eq);
+    if (values) values->push_back(inside.substr(eq + 1, comma == std::string::npos ? std::string::npos : comma - eq - 1));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+void set_key(PointData& p, const std::string& benchmark, std::vector<std::string> names,
+             const std::vector<std::string>& reprs) {
+  p.benchmark = benchmark;
+  if (names.size() != reprs.size()) {
+    names.clear();
+    for (std::size_t a = 0; a < reprs.size(); ++a) names.push_back(fmt::format("p{}", a));
+  }
+  p.params.clear();
+  for (std::size_t a = 0; a < reprs.size(); ++a) p.params.emplace_back(names[a], reprs[a]);
+  p.key = reprs.empty() ? benchmark : benchmark + "(" + join(reprs, ", ") + ")";
+  std::vector<std::string> named;
+  for (const auto& [n, r] : p.params) named.push_back(n + "=" + r);
+  p.display = reprs.empty() ? benchmark : benchmark + "[" + join(named, ", ") + "]";
+}
+
 }  // namespace
+
+std::string python_repr_of(const json& value) {
+  if (value.is_string()) {
+    std::string out = "'";
+    for (char c : value.get<std::string>()) {
+      if (c == '\\' || c == '\'') out += '\\';
+      out += c;
+    }
+    return out + "'";
+  }
+  if (value.is_boolean()) return value.get<bool>() ? "True" : "False";
+  if (value.is_number_float()) {
+    std::string d = value.dump();
+    // Python writes a float that holds an integer with ".0".
+    if (d.find_first_of(".eEn") == std::string::npos) d += ".0";
+    return d;
+  }
+  return value.dump();
+}
 
 json parse_python_json(const std::string& text, const std::string& what) {
   std::string out;
@@ -259,6 +330,10 @@ ResultSet asv_results_from_json(const json& results, const json* benchmarks, con
         if (name.ends_with(suffix)) return std::string(suffix).substr(1);
       return std::string("seconds");
     };
+    // pitot's per-process medians (pitot run --processes K): a top-level key asv ignores.
+    const json* process_medians = nullptr;
+    if (results.contains("pitot_process_medians") && results["pitot_process_medians"].is_object())
+      process_medians = &results["pitot_process_medians"];
     for (const auto& [name, row] : rows.items()) {
       if (!row.is_array()) throw InputError("row " + name + " is not a list");
       const json& params = cell(row, "params");
@@ -286,14 +361,8 @@ ResultSet asv_results_from_json(const json& results, const json* benchmarks, con
           rest /= axes[a].size();
         }
         PointData p;
-        p.key = axes.empty() ? name : name + "(" + join(reprs, ", ") + ")";
-        if (!param_names.empty()) {
-          std::vector<std::string> named;
-          for (std::size_t a = 0; a < axes.size(); ++a) named.push_back(param_names[a] + "=" + reprs[a]);
-          p.display = name + "[" + join(named, ", ") + "]";
-        } else {
-          p.display = p.key;
-        }
+        set_key(p, name, param_names, reprs);
+        if (param_names.empty()) p.display = p.key;
         p.unit = unit;
         p.version = version.is_string() ? version.get<std::string>() : "";
         const json& r = element(result, k);
@@ -306,6 +375,8 @@ ResultSet asv_results_from_json(const json& results, const json* benchmarks, con
         } else {
           p.value = json_number(r);
           p.samples = numbers(element(samples, k));
+          if (process_medians && process_medians->contains(p.key))
+            p.process_medians = numbers((*process_medians)[p.key]);
           const json &lo = element(ci_a, k), &hi = element(ci_b, k);
           if (!lo.is_null() && !hi.is_null()) {
             p.has_interval = true;
@@ -393,10 +464,15 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
     };
     for (const auto& d : documents) visit(d);
     std::map<std::string, std::string> versions;  // program.benchmark -> version
+    std::map<std::string, const json*> axes_of;   // program.benchmark -> its axes
+    static const json kNoBenchmarks = json::array();
     for (const json* prog : programs)
-      for (const auto& b : prog->value("benchmarks", json::array()))
-        versions[prog->value("program", b.value("program", "")) + "." + b.value("name", "")] =
-            b.contains("version") ? b["version"].get<std::string>() : "";
+      for (const auto& b : prog->contains("benchmarks") && (*prog)["benchmarks"].is_array() ? (*prog)["benchmarks"]
+                                                                                           : kNoBenchmarks) {
+        const std::string full = b.value("program", prog->value("program", "")) + "." + b.value("name", "");
+        versions[full] = b.contains("version") ? b["version"].get<std::string>() : "";
+        if (b.contains("axes") && b["axes"].is_array()) axes_of[full] = &b["axes"];
+      }
     if (set.commit.empty())
       for (const json* prog : programs) set.commit = lower(prog->value("commit", set.commit));
     for (const auto& [prog, pj] : points) {
@@ -404,8 +480,35 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
       PointData d;
       const std::string program = p.value("program", prog ? prog->value("program", "") : "");
       const std::string name = p.at("name").get<std::string>();
-      d.key = program.empty() ? name : program + "." + name;
-      d.display = d.key;
+      const std::string bench_name = p.value("benchmark", name.substr(0, name.find('[')));
+      const std::string benchmark = program.empty() ? bench_name : program + "." + bench_name;
+      // The same key as asv's unrolled name, so a pitot run matches an asv results file.
+      std::vector<std::string> names, reprs;
+      const json* axes = axes_of.count(benchmark) ? axes_of[benchmark] : nullptr;
+      const json values = p.value("values", json::array());
+      const json index = p.value("index", json::array());
+      for (std::size_t a = 0; a < values.size(); ++a) {
+        const json* axis = axes && a < axes->size() ? &(*axes)[a] : nullptr;
+        if (axis && axis->contains("name")) names.push_back((*axis)["name"].get<std::string>());
+        if (axis && axis->contains("reprs") && a < index.size() && index[a].is_number_integer() &&
+            index[a].get<std::int64_t>() >= 0 && index[a].get<std::size_t>() < (*axis)["reprs"].size())
+          reprs.push_back((*axis)["reprs"][index[a].get<std::size_t>()].get<std::string>());
+        else
+          reprs.push_back(python_repr_of(values[a]));
+      }
+      if (values.empty()) {
+        // No values (a hand-written or old line): the point's name says them; numbers stay as
+        // written, anything else is a string.
+        std::vector<std::string> written;
+        names = names_from_point_name(name, &written);
+        for (const auto& w : written) {
+          char* end = nullptr;
+          std::strtod(w.c_str(), &end);
+          reprs.push_back(!w.empty() && end == w.c_str() + w.size() ? w : python_repr_of(json(w)));
+        }
+      }
+      if (names.size() != reprs.size()) names = names_from_point_name(name);
+      set_key(d, benchmark, names, reprs);
       d.unit = p.value("unit", "seconds");
       auto v = versions.find(program + "." + p.value("benchmark", ""));
       if (v != versions.end()) d.version = v->second;
@@ -415,6 +518,15 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
       else if (status == "skipped") d.state = PointState::Skipped;
       else if (status != "ok") throw InputError("point " + d.key + " has unknown status '" + status + "'");
       if (p.contains("samples")) d.samples = numbers(p["samples"]);
+      if (p.contains("process_medians")) {
+        d.process_medians = numbers(p["process_medians"]);
+      } else if (p.contains("sample_process") && p["sample_process"].size() == d.samples.size()) {
+        std::map<int, std::vector<double>> by_process;
+        for (std::size_t i = 0; i < d.samples.size(); ++i)
+          by_process[p["sample_process"][i].get<int>()].push_back(d.samples[i]);
+        for (auto& [process, samples] : by_process) d.process_medians.push_back(median_of(samples));
+      }
+      if (d.process_medians.size() < 2) d.process_medians.clear();
       d.value = median_of(d.samples);
       if (p.contains("stats") && p["stats"].is_object()) {
         const json& s = p["stats"];
@@ -520,6 +632,35 @@ fs::path find_results_file(const DatabaseQuery& query, const std::string& commit
     throw InputError(fmt::format("commit '{}' has results for several environments ({}); pick one with --env",
                                  commit, join({envs.begin(), envs.end()}, ", ")));
   return found.front().path;
+}
+
+fs::path side_results_file(const std::string& arg, const DatabaseQuery& query) {
+  if (fs::exists(fs::path(arg))) return {};
+  return find_results_file(query, arg);
+}
+
+void read_history(ResultSet& set, const fs::path& head_file, const json* benchmarks, int limit) {
+  const fs::path dir = head_file.parent_path();
+  const std::string stem = head_file.stem().string();
+  const std::string env = stem.substr(stem.find('-') + 1);
+  std::vector<std::pair<double, fs::path>> dated;
+  for (const auto& f : results_files(dir)) {
+    if (f.env != env || fs::equivalent(f.path, head_file)) continue;
+    const double date = date_of_file(f.path);
+    if (date >= 0) dated.emplace_back(date, f.path);
+  }
+  std::sort(dated.begin(), dated.end());
+  if (static_cast<int>(dated.size()) > limit) dated.erase(dated.begin(), dated.end() - limit);
+  for (const auto& [date, file] : dated) {
+    try {
+      ResultSet past = read_asv_results(file, benchmarks);
+      for (const auto& p : past.points)
+        if (p.state == PointState::Ok && std::isfinite(p.value) && p.value > 0) set.history[p.key].push_back(p.value);
+      ++set.history_files;
+    } catch (const InputError&) {
+      // A broken old file only loses its share of the history.
+    }
+  }
 }
 
 ResultSet load_side(const std::string& arg, const DatabaseQuery& query) {

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,14 +22,19 @@ struct InputError : std::runtime_error {
 enum class PointState { Ok, Failed, Skipped };
 
 struct PointData {
-  std::string key;      // what matches a point between base and head
-  std::string display;  // the name shown: bench_gemm.gemm_bf16[M=4096, N=4096]
+  // What matches a point between base and head, the same for asv and pitot inputs: asv's unrolled
+  // name, `bench_gemm.gemm_bf16(4096, 'bf16')` (the benchmark, then each value's Python repr).
+  std::string key;
+  std::string display;  // the name shown: bench_gemm.gemm_bf16[M=4096, dtype='bf16']
+  std::string benchmark;  // bench_gemm.gemm_bf16 (the asv row name)
+  std::vector<std::pair<std::string, std::string>> params;  // parameter name -> value repr, in axis order
   std::string unit = "seconds";
   std::string version;  // benchmark version; empty when unknown
   PointState state = PointState::Ok;
   std::string reason;   // why it failed, when known
   double value = 0;     // the median (time) or the tracked value
-  std::vector<double> samples;
+  std::vector<double> samples;           // pooled over processes
+  std::vector<double> process_medians;   // one per process when the run kept them (pitot run --processes)
   bool has_interval = false;
   double ci_lo = 0, ci_hi = 0;  // stored 99% interval of the median; may be infinite
   bool derived = false;  // a throughput track computed from a time point that is compared instead
@@ -37,6 +44,10 @@ struct ResultSet {
   std::string label;   // how the report names this side: "0d9a5811 (sample-box, cpp-gcc-12.2-Release)"
   std::string commit;  // full hash when known
   std::vector<PointData> points;
+  // The point's run medians of recent commits in the same database (oldest first), for the
+  // run-to-run noise floor; empty when the side is not a commit in a database.
+  std::map<std::string, std::vector<double>> history;
+  int history_files = 0;  // results files the history was read from
 };
 
 // Parses JSON in Python's dialect: bare NaN, Infinity and -Infinity (outside strings) become
@@ -84,6 +95,18 @@ std::optional<ConfigPaths> read_asv_config(const std::filesystem::path& config);
 // Loads one side of the comparison: an existing file (asv results or pitot JSON, by content),
 // otherwise a commit in the database.
 ResultSet load_side(const std::string& arg, const DatabaseQuery& query);
+
+// The results file `load_side` would read for a commit, or empty when `arg` is a file.
+std::filesystem::path side_results_file(const std::string& arg, const DatabaseQuery& query);
+
+// Run medians of every point over the `limit` most recent results files (by commit date) of the
+// folder holding `head_file` with the same environment, leaving out `head_file` itself; oldest
+// first. Unreadable files are skipped (they are not the ones compared).
+void read_history(ResultSet& set, const std::filesystem::path& head_file, const nlohmann::json* benchmarks,
+                  int limit = 10);
+
+// asv's repr of a value as pitot JSON holds it: strings quoted ('random'), numbers as written.
+std::string python_repr_of(const nlohmann::json& value);
 
 // Throughput and other higher-is-better units (GB/s, TFLOP/s, items/s, %); seconds and bytes
 // are lower-is-better, and so is any unit not recognised (asv's own assumption).

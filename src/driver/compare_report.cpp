@@ -1,6 +1,7 @@
 #include "driver/compare_report.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -19,9 +20,10 @@ bool is_change(Verdict v) { return v == Verdict::Slower || v == Verdict::Faster;
 
 // Pick the strongest evidence both sides have.
 Comparison compare_points(const PointData& base, const PointData& head, bool higher_is_better,
-                          const MethodOptions& options) {
+                          const MethodOptions& options, const NoiseFloor& history) {
   if (!base.samples.empty() && !head.samples.empty())
-    return compare_samples(base.samples, head.samples, higher_is_better, options);
+    return compare_runs({base.samples, base.process_medians}, {head.samples, head.process_medians},
+                        higher_is_better, options, history);
   if (base.has_interval && head.has_interval)
     return compare_intervals(base.value, base.ci_lo, base.ci_hi, head.value, head.ci_lo, head.ci_hi,
                              higher_is_better, options);
@@ -41,6 +43,40 @@ std::string format_p(double p) {
 }
 
 std::string percent(double fraction) { return fmt::format("{:g}%", fraction * 100); }
+
+int severity(Verdict v) {
+  switch (v) {
+    case Verdict::Slower: return 0;
+    case Verdict::Inconclusive: return 1;
+    case Verdict::Faster: return 2;
+    case Verdict::Unchanged: return 3;
+  }
+  return 1;
+}
+
+// "±2.1% (5+5 processes)": the run-to-run noise the row's interval allows for.
+std::string format_noise(const Comparison& c) {
+  if (!std::isfinite(c.noise_percent)) return "-";
+  std::string source;
+  switch (c.noise) {
+    case NoiseSource::Processes: source = fmt::format("{}+{} processes", c.base_processes, c.head_processes); break;
+    case NoiseSource::History: source = fmt::format("history, {} runs", c.history_runs); break;
+    case NoiseSource::Prior: source = "prior"; break;
+    case NoiseSource::None: return "-";
+  }
+  return fmt::format("±{:.2g}% ({})", c.noise_percent, source);
+}
+
+// The note a row shows: why it is inconclusive, or that its change is within the noise.
+std::string row_note(const Comparison& c) {
+  std::string note = c.note;
+  if (std::isfinite(c.noise_percent) && c.verdict != Verdict::Slower && c.verdict != Verdict::Faster &&
+      std::isfinite(c.ratio) && std::abs(c.ratio - 1) * 100 <= c.noise_percent) {
+    const std::string within = fmt::format("within run-to-run noise ±{:.2g}%", c.noise_percent);
+    note = note.empty() ? within : within + "; " + note;
+  }
+  return note;
+}
 
 std::string markdown_escape(const std::string& s) {
   std::string out;
@@ -76,6 +112,11 @@ struct Section {
   const char* title;
   const std::vector<Listed>* items;
 };
+
+std::string lower_first(std::string s) {
+  if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
+  return s;
+}
 
 std::vector<Section> sections(const Report& r) {
   return {{"Failed in head (ok in base)", &r.failed},
@@ -127,8 +168,16 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
   r.base_label = base.label;
   r.head_label = head.label;
   r.options = options;
+  r.history_files = head.history_files;
   std::map<std::string, const PointData*> head_by_key;
   for (const auto& p : head.points) head_by_key[p.key] = &p;
+  std::size_t shared = 0;
+  for (const auto& b : base.points) shared += head_by_key.count(b.key);
+  if (shared == 0 && !base.points.empty() && !head.points.empty())
+    throw InputError(fmt::format("base and head share no point: nothing to compare (base has {} points, such as {}; "
+                                 "head has {}, such as {}). Are they runs of the same programs?",
+                                 base.points.size(), base.points.front().display, head.points.size(),
+                                 head.points.front().display));
   std::map<std::string, bool> in_base;
   for (const auto& b : base.points) {
     in_base[b.key] = true;
@@ -162,7 +211,10 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
       row.base = b;
       row.head = h;
       row.higher_is_better = unit_higher_is_better(b.unit);
-      row.comparison = compare_points(b, h, row.higher_is_better, options);
+      NoiseFloor floor;
+      if (auto hist = head.history.find(b.key); hist != head.history.end()) floor = history_noise(hist->second);
+      row.comparison = compare_points(b, h, row.higher_is_better, options, floor);
+      r.dropped += row.comparison.dropped;
       const double ratio = row.comparison.ratio;
       row.effect = (std::isfinite(ratio) && ratio > 0) ? std::log(ratio) * (row.higher_is_better ? -1 : 1) : kNaN;
       r.rows.push_back(std::move(row));
@@ -170,8 +222,11 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
   }
   for (const auto& h : head.points)
     if (!in_base.count(h.key) && !h.derived) r.added.push_back({h.display, h.state == PointState::Ok ? "" : h.reason});
-  // Worst first; unknown effects last; ties by name so the order is stable.
+  // By severity (slower, inconclusive, faster, unchanged), then worst first; unknown effects
+  // last; ties by name so the order is stable.
   std::stable_sort(r.rows.begin(), r.rows.end(), [](const Row& a, const Row& b) {
+    const int sa = severity(a.comparison.verdict), sb = severity(b.comparison.verdict);
+    if (sa != sb) return sa < sb;
     const bool fa = std::isfinite(a.effect), fb = std::isfinite(b.effect);
     if (fa != fb) return fa;
     if (fa && a.effect != b.effect) return a.effect > b.effect;
@@ -207,15 +262,16 @@ std::string render_table(const Report& r, bool color, bool only_changed) {
     return code ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
   };
   std::string out = fmt::format("base: {}\nhead: {}\n", r.base_label, r.head_label);
-  out += fmt::format("threshold ±{}, {} intervals of the ratio head/base per point\n\n", percent(r.options.threshold),
-                     percent(r.options.confidence));
+  out += fmt::format("threshold ±{}, {} intervals of the ratio head/base per point, widened to the run-to-run "
+                     "noise floor (noise: its half-width and source)\n\n",
+                     percent(r.options.threshold), percent(r.options.confidence));
   const auto rows = visible_rows(r, only_changed);
   if (!rows.empty()) {
     std::vector<std::vector<std::string>> cells;
-    cells.push_back({"verdict", "ratio", "interval", "base", "head", "p", "benchmark"});
+    cells.push_back({"verdict", "ratio", "interval", "noise", "base", "head", "p", "benchmark"});
     for (const Row* row : rows) {
       const auto& c = row->comparison;
-      cells.push_back({verdict_name(c.verdict), format_ratio(c.ratio), format_interval(c),
+      cells.push_back({verdict_name(c.verdict), format_ratio(c.ratio), format_interval(c), format_noise(c),
                        format_value(row->base.value, row->base.unit), format_value(row->head.value, row->head.unit),
                        format_p(c.p_value), row->base.display});
     }
@@ -230,8 +286,8 @@ std::string render_table(const Report& r, bool color, bool only_changed) {
         line += cell;
       }
       out += line + "\n";
-      if (l > 0 && rows[l - 1]->comparison.verdict != Verdict::Unchanged && !rows[l - 1]->comparison.note.empty())
-        out += "    " + rows[l - 1]->comparison.note + "\n";
+      if (l > 0 && rows[l - 1]->comparison.verdict != Verdict::Unchanged && !row_note(rows[l - 1]->comparison).empty())
+        out += "    " + row_note(rows[l - 1]->comparison) + "\n";
     }
   } else if (!r.rows.empty()) {
     out += "no point changed beyond the threshold\n";
@@ -249,7 +305,7 @@ std::string render_table(const Report& r, bool color, bool only_changed) {
   return out;
 }
 
-std::string render_markdown(const Report& r, bool only_changed) {
+std::string render_markdown(const Report& r, bool only_changed, std::size_t limit) {
   auto marker = [](Verdict v) -> std::string {
     switch (v) {
       case Verdict::Slower: return "🔴 **slower**";
@@ -263,35 +319,121 @@ std::string render_markdown(const Report& r, bool only_changed) {
   std::string out = fmt::format("### pitot compare: {}\n\n", code ? "regression found" : "no confirmed regression");
   out += fmt::format("**{}**\n\n", summary_line(r));
   out += fmt::format("Base `{}`, head `{}`. A verdict needs the whole {} interval of the ratio head/base "
-                     "beyond ±{}.\n\n",
+                     "beyond ±{}; each interval is at least as wide as the point's run-to-run noise "
+                     "(*noise*: from the spread of its process medians, its history in the database, or the "
+                     "prior for one process a side). A change within it is within run-to-run noise.\n\n",
                      markdown_escape(r.base_label), markdown_escape(r.head_label), percent(r.options.confidence),
                      percent(r.options.threshold));
-  auto table = [&](const std::vector<const Row*>& rows) {
-    std::string t = "| verdict | benchmark | ratio | interval | base | head | p | note |\n"
-                    "|---|---|---:|---|---:|---:|---:|---|\n";
-    for (const Row* row : rows) {
-      const auto& c = row->comparison;
-      t += fmt::format("| {} | `{}` | {} | {} | {} | {} | {} | {} |\n", marker(c.verdict), markdown_escape(row->base.display),
-                       format_ratio(c.ratio), format_interval(c), format_value(row->base.value, row->base.unit),
-                       format_value(row->head.value, row->head.unit), format_p(c.p_value),
-                       c.verdict == Verdict::Unchanged ? "" : markdown_escape(c.note));
-    }
-    return t;
+  const std::string header = "| verdict | benchmark | ratio | interval | noise | base | head | note |\n"
+                             "|---|---|---:|---|---|---:|---:|---|\n";
+  auto line = [&](const Row* row) {
+    const auto& c = row->comparison;
+    return fmt::format("| {} | `{}` | {} | {} | {} | {} | {} | {} |\n", marker(c.verdict),
+                       markdown_escape(row->base.display), format_ratio(c.ratio), format_interval(c),
+                       format_noise(c), format_value(row->base.value, row->base.unit),
+                       format_value(row->head.value, row->head.unit), markdown_escape(row_note(c)));
   };
-  std::vector<const Row*> shown, unchanged;
+  // Severity order: newly failing, slower, inconclusive, faster, unchanged. The first two are
+  // always shown in full; the rest while they fit.
+  std::vector<const Row*> slower, inconclusive, faster, unchanged;
   for (const auto& row : r.rows) {
     if (only_changed && !is_change(row.comparison.verdict)) continue;
-    (row.comparison.verdict == Verdict::Unchanged ? unchanged : shown).push_back(&row);
+    switch (row.comparison.verdict) {
+      case Verdict::Slower: slower.push_back(&row); break;
+      case Verdict::Inconclusive: inconclusive.push_back(&row); break;
+      case Verdict::Faster: faster.push_back(&row); break;
+      case Verdict::Unchanged: unchanged.push_back(&row); break;
+    }
   }
-  if (!shown.empty()) out += table(shown) + "\n";
-  if (!unchanged.empty())
-    out += fmt::format("<details><summary>{} unchanged</summary>\n\n{}\n</details>\n\n", unchanged.size(), table(unchanged));
-  for (const auto& section : sections(r)) {
-    if (section.items->empty()) continue;
-    out += fmt::format("**{}**\n\n", section.title);
-    for (const auto& item : *section.items)
-      out += fmt::format("- `{}`{}\n", markdown_escape(item.name), item.detail.empty() ? "" : ": " + markdown_escape(item.detail));
+  int left_out_slower = 0;
+  if (!r.failed.empty()) {
+    out += "**Failed in head (ok in base)**\n\n";
+    for (const auto& item : r.failed)
+      out += fmt::format("- `{}`{}\n", markdown_escape(item.name),
+                         item.detail.empty() ? "" : ": " + markdown_escape(item.detail.substr(0, 300)));
     out += "\n";
+  }
+  // What may be left out, and the room it may take: the trailer that counts it needs some.
+  constexpr std::size_t kTrailer = 400;
+  if (!slower.empty()) {
+    // Every slower row, in full when they fit; else without notes; else one short line each.
+    std::string full = header, compact = header, terse;
+    for (const Row* row : slower) {
+      full += line(row);
+      const auto& c = row->comparison;
+      compact += fmt::format("| {} | `{}` | {} | {} | {} | | | |\n", marker(c.verdict),
+                             markdown_escape(row->base.display), format_ratio(c.ratio), format_interval(c),
+                             format_noise(c));
+      terse += fmt::format("- `{}` {}\n", markdown_escape(row->base.display), format_ratio(c.ratio));
+    }
+    const std::size_t room = limit > out.size() + kTrailer ? limit - out.size() - kTrailer : 0;
+    if (full.size() + 1 <= room) out += full + "\n";
+    else if (compact.size() + 1 <= room) out += compact + "\n";
+    else if (terse.size() + 40 <= room) out += "**Slower** (ratio head/base)\n\n" + terse + "\n";
+    else {
+      // More slower points than a comment can hold at all: as many as fit, and the count.
+      std::size_t shown = 0;
+      std::string part;
+      for (const Row* row : slower) {
+        std::string l = fmt::format("- `{}` {}\n", markdown_escape(row->base.display), format_ratio(row->comparison.ratio));
+        if (part.size() + l.size() + 40 > room) break;
+        part += l;
+        ++shown;
+      }
+      out += "**Slower** (ratio head/base)\n\n" + part + "\n";
+      left_out_slower = static_cast<int>(slower.size() - shown);
+    }
+  }
+  std::map<std::string, int> left_out;
+  if (left_out_slower) left_out["slower (more than one comment can hold)"] = left_out_slower;
+  auto fits = [&](const std::string& more) { return out.size() + more.size() + kTrailer <= limit; };
+  auto add_rows = [&](const std::vector<const Row*>& rows, const char* what, bool folded) {
+    if (rows.empty()) return;
+    std::string block = folded ? fmt::format("<details><summary>{} {}</summary>\n\n", rows.size(), what) : "";
+    block += header;
+    std::size_t shown = 0;
+    for (const Row* row : rows) {
+      std::string l = line(row);
+      if (!fits(block + l + "\n</details>\n\n")) break;
+      block += l;
+      ++shown;
+    }
+    if (shown == 0) {
+      left_out[what] += static_cast<int>(rows.size());
+      return;
+    }
+    if (shown < rows.size()) left_out[what] += static_cast<int>(rows.size() - shown);
+    out += block + (folded ? "\n</details>\n\n" : "\n");
+  };
+  add_rows(inconclusive, "inconclusive", false);
+  add_rows(faster, "faster", false);
+  add_rows(unchanged, "unchanged", true);
+  for (const auto& section : sections(r)) {
+    if (section.items->empty() || section.items == &r.failed) continue;
+    std::string block = fmt::format("**{}**\n\n", section.title);
+    std::size_t shown = 0;
+    for (const auto& item : *section.items) {
+      std::string l = fmt::format("- `{}`{}\n", markdown_escape(item.name),
+                                  item.detail.empty() ? "" : ": " + markdown_escape(item.detail.substr(0, 300)));
+      if (!fits(block + l)) break;
+      block += l;
+      ++shown;
+    }
+    if (shown < section.items->size()) left_out[lower_first(section.title)] += static_cast<int>(section.items->size() - shown);
+    if (shown > 0) out += block + "\n";
+  }
+  if (!left_out.empty()) {
+    int total = 0;
+    std::vector<std::string> parts;
+    for (const auto& [what, n] : left_out) {
+      total += n;
+      parts.push_back(fmt::format("{} {}", n, what));
+    }
+    std::string joined;
+    for (std::size_t i = 0; i < parts.size(); ++i) joined += (i ? ", " : "") + parts[i];
+    out += fmt::format("*{} rows left out to stay under GitHub's comment limit ({}){}. The full report: "
+                       "`pitot compare --json`, or the job log.*\n",
+                       total, joined, left_out_slower ? "" : "; every slower and newly failing point is above");
   }
   return out;
 }
@@ -301,7 +443,12 @@ json render_json(const Report& r, bool only_changed) {
   json points = json::array();
   for (const Row* row : visible_rows(r, only_changed)) {
     const auto& c = row->comparison;
+    json params = json::object();
+    for (const auto& [name, repr] : row->base.params) params[name] = repr;
     points.push_back({{"name", row->base.display},
+                      {"key", row->base.key},
+                      {"benchmark", row->base.benchmark},
+                      {"params", params},
                       {"unit", row->base.unit},
                       {"better", row->higher_is_better ? "higher" : "lower"},
                       {"verdict", verdict_name(c.verdict)},
@@ -310,9 +457,20 @@ json render_json(const Report& r, bool only_changed) {
                       {"ratio_lo", number(c.ratio_lo > 0 ? c.ratio_lo : kNaN)},
                       {"ratio_hi", number(c.ratio_hi)},
                       {"p_value", c.p_value < 0 ? json(nullptr) : json(c.p_value)},
-                      {"base", {{"value", number(row->base.value)}, {"samples", row->base.samples.size()}}},
-                      {"head", {{"value", number(row->head.value)}, {"samples", row->head.samples.size()}}},
-                      {"note", c.note}});
+                      {"noise",
+                       {{"source", noise_source_name(c.noise)},
+                        {"percent", number(c.noise_percent)},
+                        {"history_runs", c.history_runs}}},
+                      {"dropped", c.dropped},
+                      {"base",
+                       {{"value", number(row->base.value)},
+                        {"samples", row->base.samples.size()},
+                        {"processes", c.base_processes}}},
+                      {"head",
+                       {{"value", number(row->head.value)},
+                        {"samples", row->head.samples.size()},
+                        {"processes", c.head_processes}}},
+                      {"note", row_note(c)}});
   }
   auto listed = [](const std::vector<Listed>& items) {
     json list = json::array();
@@ -330,11 +488,15 @@ json render_json(const Report& r, bool only_changed) {
                   {"removed", r.removed.size()},
                   {"not_comparable", r.not_comparable.size()},
                   {"derived_tracks", r.derived_tracks},
+                  {"dropped", r.dropped},
                   {"geometric_mean", number(r.geometric_mean())},
                   {"exit_code", report_exit_code(r)}};
-  return {{"base", r.base_label},
+  return {{"schema_version", kJsonSchemaVersion},
+          {"base", r.base_label},
           {"head", r.head_label},
           {"threshold", r.options.threshold},
+          {"noise_prior", r.options.noise_prior},
+          {"history_files", r.history_files},
           {"confidence", r.options.confidence},
           {"summary", summary},
           {"points", points},

@@ -76,6 +76,8 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
       throw InputError(fmt::format("--confidence {}: expected a level between 0.5 and 1, like 0.99",
                                    options.method.confidence));
     if (options.method.min_samples < 2) throw InputError("--min-samples must be at least 2");
+    if (!(options.method.noise_prior >= 0 && options.method.noise_prior < 1))
+      throw InputError("--noise-prior: expected a percentage like 2%, or 0 to turn the prior off");
     const DatabaseQuery query = database_query(options);
     ResultSet base, head;
     try {
@@ -83,10 +85,17 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
     } catch (const InputError& e) {
       throw InputError(fmt::format("base: {}", e.what()));
     }
+    fs::path head_file;
     try {
       head = load_side(options.head, query);
+      head_file = side_results_file(options.head, query);
     } catch (const InputError& e) {
       throw InputError(fmt::format("head: {}", e.what()));
+    }
+    // Commits in a database: each point's recent run medians give its run-to-run noise floor.
+    if (!head_file.empty() && options.history > 0) {
+      auto benchmarks = read_benchmarks_json(query.results_dir);
+      read_history(head, head_file, benchmarks ? &*benchmarks : nullptr, options.history);
     }
     const Report report = build_report(base, head, options.method);
     const char* no_color = std::getenv("NO_COLOR");

@@ -21,6 +21,7 @@ struct CompareOptions {
   Format format = Format::Table;
   std::filesystem::path output;  // write the format here (atomically) and the table to `out`
   bool only_changed = false;
+  int history = 10;  // recent results files a point's noise floor is learned from (0: none)
   Color color = Color::Auto;
 };
 

@@ -112,9 +112,20 @@ const char* verdict_name(Verdict v) {
   return "inconclusive";
 }
 
+const char* noise_source_name(NoiseSource s) {
+  switch (s) {
+    case NoiseSource::None: return "none";
+    case NoiseSource::Processes: return "processes";
+    case NoiseSource::History: return "history";
+    case NoiseSource::Prior: return "prior";
+  }
+  return "none";
+}
+
 const char* evidence_name(Evidence e) {
   switch (e) {
     case Evidence::Samples: return "samples";
+    case Evidence::Processes: return "processes";
     case Evidence::Intervals: return "intervals";
     case Evidence::Values: return "values";
   }
@@ -240,6 +251,7 @@ Comparison compare_samples(const std::vector<double>& base, const std::vector<do
   int dropped = 0;
   const auto a = positive_logs(base, dropped);
   const auto b = positive_logs(head, dropped);
+  c.dropped = dropped;
   const std::string dropped_note =
       dropped ? fmt::format(" ({} non-positive or non-finite samples ignored)", dropped) : "";
   c.ratio_lo = 0;
@@ -272,6 +284,198 @@ Comparison compare_samples(const std::vector<double>& base, const std::vector<do
     c.note = fmt::format("interval reaches across the ±{} threshold", percent(options.threshold));
   }
   c.note += dropped_note;
+  return c;
+}
+
+namespace {
+
+// Regularised incomplete beta I_x(a, b) by its continued fraction (modified Lentz).
+double incomplete_beta_fraction(double a, double b, double x) {
+  constexpr double kTiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  if (std::abs(d) < kTiny) d = kTiny;
+  d = 1 / d;
+  double h = d;
+  for (int m = 1; m <= 500; ++m) {
+    const double m2 = 2.0 * m;
+    double num = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+    d = 1 + num * d;
+    c = 1 + num / c;
+    if (std::abs(d) < kTiny) d = kTiny;
+    if (std::abs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    h *= d * c;
+    num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+    d = 1 + num * d;
+    c = 1 + num / c;
+    if (std::abs(d) < kTiny) d = kTiny;
+    if (std::abs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    const double step = d * c;
+    h *= step;
+    if (std::abs(step - 1) < 1e-15) break;
+  }
+  return h;
+}
+
+double regularized_incomplete_beta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double front =
+      std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x));
+  if (x < (a + 1) / (a + b + 2)) return front * incomplete_beta_fraction(a, b, x) / a;
+  return 1 - front * incomplete_beta_fraction(b, a, 1 - x) / b;
+}
+
+double mean_of(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+
+double squared_deviations(const std::vector<double>& v) {
+  const double m = mean_of(v);
+  double s = 0;
+  for (double x : v) s += (x - m) * (x - m);
+  return s;
+}
+
+std::vector<double> positive_logs_unsorted(const std::vector<double>& values, int& dropped) {
+  std::vector<double> logs;
+  for (double v : values) {
+    if (std::isfinite(v) && v > 0) logs.push_back(std::log(v));
+    else ++dropped;
+  }
+  return logs;
+}
+
+// exp(half) - 1 in percent: the half-width of an interval of log ratios, as a ratio.
+double half_width_percent(double half) { return std::expm1(half) * 100; }
+
+}  // namespace
+
+double student_t_upper(double t, double df) {
+  if (!(df > 0) || !std::isfinite(df)) return 0.5 * std::erfc(t / std::sqrt(2.0));
+  if (std::isnan(t)) return kNaN;
+  const double tail = 0.5 * regularized_incomplete_beta(df / 2, 0.5, df / (df + t * t));
+  return t >= 0 ? tail : 1 - tail;
+}
+
+double student_t_upper_quantile(double p, double df) {
+  if (!(p > 0 && p < 1)) throw std::invalid_argument("student_t_upper_quantile: p outside (0, 1)");
+  if (!(df > 0) || !std::isfinite(df)) return normal_upper_quantile(p);
+  double lo = -1e7, hi = 1e7;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    if (student_t_upper(mid, df) > p) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+NoiseFloor history_noise(const std::vector<double>& run_medians) {
+  NoiseFloor f;
+  int dropped = 0;
+  const auto logs = positive_logs_unsorted(run_medians, dropped);
+  if (logs.size() < 4) return f;
+  double sum = 0;
+  for (std::size_t i = 1; i < logs.size(); ++i) sum += (logs[i] - logs[i - 1]) * (logs[i] - logs[i - 1]);
+  f.runs = static_cast<int>(logs.size());
+  f.sigma = std::sqrt(sum / (2.0 * (f.runs - 1)));
+  // Successive differences are correlated: about two thirds of r-1 degrees of freedom (von Neumann).
+  f.df = std::max(2, (2 * (f.runs - 1)) / 3);
+  return f;
+}
+
+Comparison compare_runs(const SideData& base, const SideData& head, bool higher_is_better,
+                        const MethodOptions& options, const NoiseFloor& history) {
+  int dropped_medians = 0;
+  const auto x = positive_logs_unsorted(base.process_medians, dropped_medians);
+  const auto y = positive_logs_unsorted(head.process_medians, dropped_medians);
+  const int n = static_cast<int>(x.size()), m = static_cast<int>(y.size());
+  const double alpha = 1 - options.confidence;
+  const bool by_processes = n >= 1 && m >= 1 && std::max(n, m) >= 2;
+
+  Comparison c;
+  if (!by_processes) {
+    c = compare_samples(base.samples, head.samples, higher_is_better, options);
+  } else {
+    c.evidence = Evidence::Processes;
+    int dropped = 0;
+    const auto a = positive_logs(base.samples, dropped);
+    const auto b = positive_logs(head.samples, dropped);
+    c.dropped = dropped;
+    const int ns = static_cast<int>(a.size()), ms = static_cast<int>(b.size());
+    c.ratio_lo = 0;
+    c.ratio_hi = kInf;
+    const double d = mean_of(y) - mean_of(x);
+    c.ratio = std::exp(d);
+    if ((!base.samples.empty() && ns < options.min_samples) || (!head.samples.empty() && ms < options.min_samples)) {
+      c.note = fmt::format("too few samples (base {}, head {}; a verdict needs {} a side)", ns, ms, options.min_samples);
+    } else {
+      const int df = n + m - 2;
+      const double s = std::sqrt((squared_deviations(x) + squared_deviations(y)) / df);
+      const double se = s * std::sqrt(1.0 / n + 1.0 / m);
+      const double q = student_t_upper_quantile(alpha / 2, df);
+      double half = q * se, stat_se = se, stat_df = df;
+      c.noise = NoiseSource::Processes;
+      if (history.sigma > 0) {
+        const double se_f = history.sigma * std::sqrt(2.0);
+        const double half_f = student_t_upper_quantile(alpha / 2, history.df) * se_f;
+        if (half_f > half) {
+          half = half_f;
+          stat_se = se_f;
+          stat_df = history.df;
+          c.noise = NoiseSource::History;
+          c.history_runs = history.runs;
+        }
+      }
+      c.ratio_lo = std::exp(d - half);
+      c.ratio_hi = std::exp(d + half);
+      c.noise_percent = half_width_percent(half);
+      c.p_value = stat_se > 0 ? std::min(1.0, 2 * student_t_upper(std::abs(d) / stat_se, stat_df)) : (d == 0 ? 1.0 : 0.0);
+      c.verdict = verdict_for_interval(c.ratio_lo, c.ratio_hi, higher_is_better, options.threshold);
+      if (c.verdict == Verdict::Inconclusive)
+        c.note = fmt::format("interval reaches across the ±{} threshold", percent(options.threshold));
+    }
+  }
+  c.base_processes = std::max(n, base.samples.empty() ? 0 : 1);
+  c.head_processes = std::max(m, head.samples.empty() ? 0 : 1);
+  c.dropped += dropped_medians;
+  if (by_processes || c.evidence != Evidence::Samples || !(c.ratio_lo > 0) || !std::isfinite(c.ratio_hi)) return c;
+
+  // One process a side: the samples cannot see the offset a process carries. Widen the interval
+  // to the run-to-run noise floor: the point's history, else the prior.
+  double sigma = 0, df = 0;
+  if (history.sigma > 0) {
+    sigma = history.sigma;
+    df = history.df;
+    c.noise = NoiseSource::History;
+    c.history_runs = history.runs;
+  } else if (options.noise_prior > 0) {
+    sigma = options.noise_prior;
+    c.noise = NoiseSource::Prior;
+  } else {
+    return c;
+  }
+  const double est = std::log(c.ratio);
+  const double se_f = sigma * std::sqrt(2.0);
+  const double half_f = student_t_upper_quantile(alpha / 2, df) * se_f;
+  c.noise_percent = half_width_percent(half_f);
+  const double lo = std::min(std::log(c.ratio_lo), est - half_f), hi = std::max(std::log(c.ratio_hi), est + half_f);
+  const bool widened = lo < std::log(c.ratio_lo) || hi > std::log(c.ratio_hi);
+  c.ratio_lo = std::exp(lo);
+  c.ratio_hi = std::exp(hi);
+  // The rank test treats samples of one process as independent; the floor's own test does not.
+  const double p_floor = std::min(1.0, 2 * student_t_upper(std::abs(est) / se_f, df));
+  c.p_value = std::max(c.p_value, p_floor);
+  Verdict v = verdict_for_interval(c.ratio_lo, c.ratio_hi, higher_is_better, options.threshold);
+  if ((v == Verdict::Slower || v == Verdict::Faster) && !(c.p_value < alpha)) v = Verdict::Inconclusive;
+  if (widened) {
+    c.note = c.noise == NoiseSource::History ? "one process a side: widened to the noise floor of its history"
+                                             : "one process a side: widened to the prior noise floor";
+  }
+  c.verdict = v;
   return c;
 }
 

@@ -51,6 +51,7 @@ struct RunOptions {
   std::string progress = "auto";
   int interleave = 8;
   bool no_interleave = false;
+  int processes = 1;  // each program runs this many times, alternated; samples pooled per point
   std::map<std::string, std::string> passthrough;  // engine and device knobs for the programs
 };
 
@@ -58,14 +59,26 @@ struct RunOptions {
 class Sink {
  public:
   // clock_suffix: kernel-clock rows go to the env with kKernelClockEnvSuffix (not under a user's --env).
-  Sink(Progress& progress, std::optional<fs::path> dir, bool clock_suffix)
-      : progress_(progress), dir_(std::move(dir)), clock_suffix_(clock_suffix) {}
+  Sink(Progress& progress, std::optional<fs::path> dir, bool clock_suffix, int processes)
+      : progress_(progress), dir_(std::move(dir)), clock_suffix_(clock_suffix), processes_(processes) {}
 
-  // Records finished points of one program on one device: database first, then memory.
+  // Records finished points of one program on one device: database first, then memory. With
+  // several processes, a point's runs so far are pooled (merge_processes) and the pool replaces
+  // what the database held for it, so an interrupted run keeps every finished process.
   void record(const AsvRun* run, const ProgramInfo& program, const std::string& where,
               std::vector<PointResult> points) {
     if (points.empty()) return;
     std::lock_guard lock(mutex_);
+    std::vector<std::string> keys;
+    if (processes_ > 1) {
+      for (auto& p : points) {
+        const std::string key = where + "\n" + program.program + "\n" + std::to_string(p.id);
+        auto& runs = runs_[key];
+        runs.push_back(p);
+        p = merge_processes(runs);
+        keys.push_back(key);
+      }
+    }
     if (dir_ && run && !fatal_) {
       try {
         for (const auto& [env, group] : split_by_clock(run->env_name, points, clock_suffix_)) {
@@ -84,9 +97,10 @@ class Sink {
         g_interrupted = true;  // stop every worker: the database refuses our writes
       }
     }
-    for (auto& p : points) {
-      progress_.done(where, p);
-      all_.push_back(std::move(p));
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      progress_.done(where, points[i]);
+      if (processes_ > 1) merged_[keys[i]] = std::move(points[i]);
+      else all_.push_back(std::move(points[i]));
     }
   }
 
@@ -94,6 +108,8 @@ class Sink {
   const std::string& fatal_message() const { return fatal_message_; }
   std::vector<PointResult> take() {
     std::lock_guard lock(mutex_);
+    for (auto& [key, p] : merged_) all_.push_back(std::move(p));
+    merged_.clear();
     return std::move(all_);
   }
   Progress& progress() { return progress_; }
@@ -103,7 +119,10 @@ class Sink {
   std::optional<fs::path> dir_;
   bool clock_suffix_ = true;
   std::mutex mutex_;
+  int processes_ = 1;
   std::vector<PointResult> all_;
+  std::map<std::string, std::vector<PointResult>> runs_;  // with processes: each point's runs so far
+  std::map<std::string, PointResult> merged_;              // ... and their pool
   bool fatal_ = false;
   std::string fatal_message_;
 };
@@ -509,8 +528,8 @@ int run_command(RunOptions o) {
   }
 
   bool live = o.progress == "live" || (o.progress == "auto" && isatty(STDERR_FILENO));
-  Progress progress(o.progress == "none" ? nullptr : stderr, live, total * devices.size());
-  Sink sink(progress, dir, o.env.empty());
+  Progress progress(o.progress == "none" ? nullptr : stderr, live, total * devices.size() * o.processes);
+  Sink sink(progress, dir, o.env.empty(), o.processes);
   if (dir) {
     const AsvRun& r = runs.begin()->second;
     progress.note(fmt::format("pitot: {} point{} of {} program{} -> {} (machine {}, commit {}, env {}{})",
@@ -524,13 +543,16 @@ int run_command(RunOptions o) {
                     "optimized build. Configure them with -DCMAKE_BUILD_TYPE=Release.");
   }
 
-  // 4. One worker per device; each runs the programs one after another.
+  // 4. One worker per device; each runs the programs one after another, and with --processes K
+  //    the whole sequence K times (program 1, program 2, ..., program 1 again, ...): alternated, so
+  //    slow drift of the machine spreads over every program's processes alike.
   auto work = [&](std::optional<int> device) {
     const AsvRun* run = dir ? &runs.at(device.value_or(-1)) : nullptr;
-    for (std::size_t i = 0; i < programs.size() && !g_interrupted; ++i) {
-      if (selected[i].empty()) continue;
-      ProgramRunner(o, programs[i], selected[i], device, run, sink).run();
-    }
+    for (int round = 0; round < o.processes && !g_interrupted; ++round)
+      for (std::size_t i = 0; i < programs.size() && !g_interrupted; ++i) {
+        if (selected[i].empty()) continue;
+        ProgramRunner(o, programs[i], selected[i], device, run, sink).run();
+      }
   };
   if (devices.size() == 1) {
     work(devices.front());
@@ -588,6 +610,11 @@ void setup(CLI::App& root) {
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   cmd->add_flag("--no-interleave", o->no_interleave, "Run each program's points one after another");
+  cmd->add_option("--processes", o->processes,
+                  "Run each program K times as separate processes, alternated, and pool each point's samples "
+                  "(the per-process medians are kept for pitot compare)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   // Engine and device knobs go to every program unchanged (see docs/program-cli.md).
   // Checked here as the programs check them, so a bad value is one message, not one per program.
   const std::vector<std::pair<const char*, CLI::Validator>> knobs = {

@@ -339,6 +339,9 @@ json row_json(const Row& row) {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// Top-level key of a results file holding each point's per-process medians.
+const char* const kProcessMediansKey = "pitot_process_medians";
+
 // §5: a measured point fills all six stats, a skipped one is NaN, a failed one null throughout.
 Cell time_cell(const PointResult& p) {
   Cell cell;
@@ -490,6 +493,9 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
     new_results[it.key()] = row;
   }
 
+  json process_doc = results_doc.contains(kProcessMediansKey) && results_doc[kProcessMediansKey].is_object()
+                        ? results_doc[kProcessMediansKey]
+                        : json::object();
   for (const auto& b : benchmarks) {
     const std::string name = asv_time_name(b);
     const Params params = asv_params(b);
@@ -542,7 +548,19 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
     }
 
     Row time_row = row_for(name);
-    for (const auto* p : run_points) time_row.cells[flat_position(b, *p)] = time_cell(*p);
+    for (const auto* p : run_points) {
+      time_row.cells[flat_position(b, *p)] = time_cell(*p);
+      // The per-process medians (pitot run --processes K), keyed by asv's unrolled point name,
+      // in a top-level key asv ignores (checked with asv 0.6.6 publish, compare and show).
+      std::string key = name;
+      if (!params.empty()) {
+        key += "(";
+        for (std::size_t a = 0; a < params.size(); ++a) key += (a ? ", " : "") + params[a][p->index[a]];
+        key += ")";
+      }
+      if (p->status == PointStatus::Ok && p->process_medians.size() >= 2) process_doc[key] = p->process_medians;
+      else process_doc.erase(key);
+    }
     if (!run_points.empty()) {
       time_row.started_at = started;
       time_row.duration = duration;
@@ -597,6 +615,8 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   if (!results_doc.contains("durations") || !results_doc["durations"].is_object())
     results_doc["durations"] = json::object();
   results_doc["version"] = kResultsVersion;
+  if (process_doc.empty()) results_doc.erase(kProcessMediansKey);
+  else results_doc[kProcessMediansKey] = process_doc;
 
   as_asv_error([&] {
     replace_files({{benchmarks_path, bench_doc.dump(2) + "\n"},

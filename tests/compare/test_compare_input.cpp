@@ -197,23 +197,27 @@ TEST(CompareInput, PitotJsonOutputAndProtocolLines) {
       {"program": "bench_x", "benchmark": "copy", "name": "copy[n=3]", "status": "skipped", "reason": "too big"}]})";
   auto set = pc::pitot_json_from_text(doc, "run.json");
   ASSERT_EQ(set.points.size(), 3u);
-  const auto& ok = point(set, "bench_x.copy[n=1]");
+  const auto& ok = point(set, "bench_x.copy(1)");  // the key is asv's unrolled name
+  EXPECT_EQ(ok.display, "bench_x.copy[n=1]");
+  EXPECT_EQ(ok.benchmark, "bench_x.copy");
   EXPECT_EQ(ok.version, "2");
   EXPECT_DOUBLE_EQ(ok.value, 2.0);
   EXPECT_EQ(ok.ci_lo, -INFINITY);
-  EXPECT_EQ(point(set, "bench_x.copy[n=2]").state, pc::PointState::Failed);
-  EXPECT_EQ(point(set, "bench_x.copy[n=2]").reason, "CUDA error");
-  EXPECT_EQ(point(set, "bench_x.copy[n=3]").state, pc::PointState::Skipped);
+  EXPECT_EQ(point(set, "bench_x.copy(2)").state, pc::PointState::Failed);
+  EXPECT_EQ(point(set, "bench_x.copy(2)").reason, "CUDA error");
+  EXPECT_EQ(point(set, "bench_x.copy(3)").state, pc::PointState::Skipped);
   // The driver protocol's stream, one object a line.
   const std::string lines =
       "{\"type\":\"point\",\"program\":\"p\",\"benchmark\":\"b\",\"name\":\"b[x=1]\",\"status\":\"ok\",\"samples\":[1,2]}\n"
       "{\"type\":\"done\"}\n";
   auto streamed = pc::pitot_json_from_text(lines, "stream");
   ASSERT_EQ(streamed.points.size(), 1u);
-  EXPECT_EQ(streamed.points[0].key, "p.b[x=1]");
+  EXPECT_EQ(streamed.points[0].key, "p.b(1)");
+  EXPECT_EQ(streamed.points[0].display, "p.b[x=1]");
   EXPECT_THROW(pc::pitot_json_from_text("{\"points\": [{\"status\": \"ok\"}]}", "no-name"), pc::InputError);
   EXPECT_THROW(pc::pitot_json_from_text("not json\n", "garbage"), pc::InputError);
-  const std::string twice = R"({"program": "p", "points": [{"name": "a", "samples": [1]}, {"name": "a", "samples": [1]}]})";
+  const std::string twice =
+      R"({"program": "p", "points": [{"name": "a", "samples": [1]}, {"name": "a", "samples": [1]}]})";
   EXPECT_THROW(pc::pitot_json_from_text(twice, "dup"), pc::InputError);
 }
 

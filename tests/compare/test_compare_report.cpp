@@ -67,16 +67,24 @@ TEST(CompareReport, SampleDatabaseFindsTheRegressionAndTheFailure) {
   Outcome r = run(o);
   ASSERT_EQ(r.code, 1) << r.err;
   json j = json::parse(r.out);
+  EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(j["summary"]["slower"], 1);
-  EXPECT_EQ(j["summary"]["unchanged"], 2);
-  EXPECT_EQ(j["summary"]["inconclusive"], 1);  // the throughput track: one value, no interval
+  // One process a side and two commits (no history): the 2% prior noise floor (±7.6% at 99%)
+  // keeps the two 1.000 points from being called unchanged within ±2%.
+  EXPECT_EQ(j["summary"]["unchanged"], 0);
+  EXPECT_EQ(j["summary"]["inconclusive"], 3);  // those two, and the throughput track (one value)
   EXPECT_EQ(j["summary"]["failed"], 1);
   EXPECT_EQ(j["summary"]["exit_code"], 1);
   ASSERT_FALSE(j["points"].empty());
-  const json& worst = j["points"][0];  // sorted by effect, worst first
+  const json& worst = j["points"][0];  // sorted by severity, then effect
   EXPECT_EQ(worst["name"], "sort.SortSuite.time_sort[n=100000, algorithm='std::sort']");
+  EXPECT_EQ(worst["benchmark"], "sort.SortSuite.time_sort");
+  EXPECT_EQ(worst["params"], json({{"n", "100000"}, {"algorithm", "'std::sort'"}}));
   EXPECT_EQ(worst["verdict"], "slower");
   EXPECT_EQ(worst["evidence"], "samples");
+  EXPECT_EQ(worst["noise"]["source"], "prior");
+  EXPECT_NEAR(worst["noise"]["percent"].get<double>(), 7.6, 0.1);
+  EXPECT_EQ(j["summary"]["dropped"], 0);
   EXPECT_NEAR(worst["ratio"].get<double>(), 1.30, 0.01);
   EXPECT_EQ(j["failed"][0]["name"], "sort.SortSuite.time_sort[n=100000, algorithm='std::stable_sort']");
   for (const auto& p : j["points"])
@@ -84,6 +92,11 @@ TEST(CompareReport, SampleDatabaseFindsTheRegressionAndTheFailure) {
       EXPECT_EQ(p["better"], "higher");
       EXPECT_EQ(p["verdict"], "inconclusive");
     }
+  // Without the prior, samples of one process are taken as independent: the old verdicts.
+  o.method.noise_prior = 0;
+  json old = json::parse(run(o).out);
+  EXPECT_EQ(old["summary"]["unchanged"], 2);
+  EXPECT_EQ(old["summary"]["inconclusive"], 1);
 }
 
 TEST(CompareReport, SampleFilesDirectlyAndTheTable) {
@@ -96,7 +109,8 @@ TEST(CompareReport, SampleFilesDirectlyAndTheTable) {
   EXPECT_NE(r.out.find("Failed in head (ok in base):\n  sort.SortSuite.time_sort[n=100000, algorithm='std::stable_sort']"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("1 slower, 0 faster, 2 unchanged, 1 inconclusive; 1 newly failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 slower, 0 faster, 0 unchanged, 3 inconclusive; 1 newly failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("within run-to-run noise ±7.6%"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("\x1b["), std::string::npos) << "colour when not on a terminal";
   // Reversed, the regression is a speed-up, and the failure became a fix: exit 0.
   std::swap(o.base, o.head);
@@ -168,7 +182,9 @@ TEST(CompareReport, EndToEndOnePlantedRegression) {
   std::ifstream in(tmp.path() / "report.json");
   json j = json::parse(in);
   EXPECT_EQ(j["summary"]["slower"], 1);
-  EXPECT_EQ(j["summary"]["unchanged"], 19);
+  // One process a side: the others are within the prior's run-to-run noise (±7.6%), so they are
+  // inconclusive, not unchanged (before issue 12: 19 unchanged).
+  EXPECT_EQ(j["summary"]["inconclusive"], 19);
   EXPECT_EQ(j["points"][0]["name"], "bench_e2e.work[i=7]");
   EXPECT_NEAR(j["points"][0]["ratio"].get<double>(), 1.10, 0.01);
   for (const auto& entry : fs::directory_iterator(tmp.path()))
@@ -196,8 +212,14 @@ TEST(CompareReport, MarkdownForAPullRequest) {
   EXPECT_NE(r.out.find("| 🔴 **slower** | `sort.SortSuite.time_sort[n=100000, algorithm='std::sort']` | 1.300 |"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("<details><summary>2 unchanged</summary>"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("**Failed in head (ok in base)**"), std::string::npos) << r.out;
+  // Severity order: newly failing, slower, inconclusive.
+  EXPECT_LT(r.out.find("**Failed in head"), r.out.find("🔴 **slower**")) << r.out;
+  EXPECT_LT(r.out.find("🔴 **slower**"), r.out.find("🟡 inconclusive")) << r.out;
+  EXPECT_NE(r.out.find("±7.6% (prior)"), std::string::npos) << r.out;
+  o.method.noise_prior = 0;
+  Outcome old = run(o);
+  EXPECT_NE(old.out.find("<details><summary>2 unchanged</summary>"), std::string::npos) << old.out;
 }
 
 TEST(CompareReport, NewRemovedAndVersionChanges) {
@@ -250,4 +272,160 @@ TEST(CompareReport, ValuesForPeople) {
   EXPECT_EQ(pc::format_value(9.8e-8, "seconds"), "98 ns");
   EXPECT_EQ(pc::format_value(1.25e6, "items/s"), "1.25M items/s");
   EXPECT_EQ(pc::format_value(790, "TFLOP/s"), "790 TFLOP/s");
+}
+
+namespace {
+
+// A pitot --json document as `pitot run --processes K` writes it: each point with its
+// per-process medians; point `slow` scaled by `factor`; process offsets of `process_sd`.
+json pitot_processes_run(std::uint64_t seed, int points, int processes, int slow, double factor, double process_sd) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0, 1);
+  json doc = {{"program", "bench_e2e"}, {"benchmarks", json::array()}, {"points", json::array()}};
+  doc["benchmarks"].push_back({{"program", "bench_e2e"}, {"name", "work"}, {"version", "1"},
+                               {"axes", json::array({{{"name", "order"}, {"kind", "string"},
+                                                      {"values", json::array({"random", "sorted"})},
+                                                      {"reprs", json::array({"'random'", "'sorted'"})}}})}});
+  for (int i = 0; i < points; ++i) {
+    json samples = json::array(), medians = json::array(), which = json::array();
+    for (int k = 0; k < processes; ++k) {
+      const double median = 1e-5 * (i + 1) * (i == slow ? factor : 1.0) * std::exp(process_sd * normal(rng));
+      medians.push_back(median);
+      for (int s = 0; s < 20; ++s) {
+        samples.push_back(median * std::exp(0.002 * normal(rng)));
+        which.push_back(k);
+      }
+    }
+    doc["points"].push_back({{"type", "point"}, {"program", "bench_e2e"}, {"benchmark", "work"}, {"id", i},
+                             {"name", "work[order=" + std::string(i % 2 ? "sorted" : "random") + ", i=" +
+                                          std::to_string(i) + "]"},
+                             {"index", json::array({i % 2})}, {"values", json::array({i % 2 ? "sorted" : "random"})},
+                             {"status", "ok"}, {"unit", "seconds"}, {"samples", samples},
+                             {"process_medians", medians}, {"sample_process", which}});
+    // Two points per axis value would collide: give each its own benchmark.
+    doc["points"].back()["benchmark"] = "work" + std::to_string(i);
+    json own = doc["benchmarks"][0];
+    own["name"] = "work" + std::to_string(i);
+    doc["benchmarks"].push_back(own);
+  }
+  return doc;
+}
+
+}  // namespace
+
+// Issue 12's no-change pairs: processes with 2% offsets, compared process by process: no false
+// alarm; a 10% change found.
+TEST(CompareReport, ProcessMediansAreTheUnitOfReplication) {
+  TempDir tmp;
+  write_json(tmp.path() / "base.json", pitot_processes_run(31, 10, 8, -1, 1.0, 0.02));
+  write_json(tmp.path() / "head.json", pitot_processes_run(32, 10, 8, 3, 1.10, 0.02));
+  auto o = sample_options((tmp.path() / "base.json").string(), (tmp.path() / "head.json").string());
+  o.format = pc::Format::Json;
+  Outcome r = run(o);
+  ASSERT_EQ(r.code, 1) << r.err << r.out;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["summary"]["slower"], 1) << j.dump(1);
+  EXPECT_EQ(j["points"][0]["benchmark"], "bench_e2e.work3");
+  EXPECT_EQ(j["points"][0]["params"], json({{"order", "'sorted'"}}));
+  EXPECT_EQ(j["points"][0]["evidence"], "processes");
+  EXPECT_EQ(j["points"][0]["noise"]["source"], "processes");
+  EXPECT_EQ(j["points"][0]["base"]["processes"], 8);
+  o.format = pc::Format::Table;
+  EXPECT_NE(run(o).out.find("(8+8 processes)"), std::string::npos);
+}
+
+// Issue 11: a program's JSON against an asv results file of the same points matches them
+// (order=random against order='random'); inputs with no point in common exit 2.
+TEST(CompareReport, PitotJsonMatchesAsvNamesAndDisjointInputsExitTwo) {
+  TempDir tmp;
+  json run_doc = pitot_processes_run(41, 2, 1, -1, 1.0, 0.0);
+  write_json(tmp.path() / "run.json", run_doc);
+  // The same points as an asv results file writes them.
+  json results = {{"commit_hash", std::string(40, 'a')}, {"env_name", "e"}, {"date", 1}, {"params", {{"machine", "m"}}},
+                  {"python", ""}, {"requirements", json::object()}, {"result_columns",
+                  json::array({"result", "params", "version", "started_at", "duration", "stats_ci_99_a", "stats_ci_99_b",
+                               "stats_q_25", "stats_q_75", "stats_number", "stats_repeat", "samples", "profile"})},
+                  {"results", json::object()}, {"version", 2}};
+  for (int i = 0; i < 2; ++i) {
+    const json& p = run_doc["points"][i];
+    json params = json::array({json::array({"'random'", "'sorted'"})});
+    json result = json::array({nullptr, nullptr}), samples = json::array({nullptr, nullptr});
+    result[i % 2] = p["process_medians"][0];
+    samples[i % 2] = p["samples"];
+    results["results"]["bench_e2e.work" + std::to_string(i)] =
+        json::array({result, params, "1", 1, 1.0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, samples});
+  }
+  fs::create_directories(tmp.path() / "m");
+  write_json(tmp.path() / "m" / "aaaaaaaa-e.json", results);
+  auto o = sample_options((tmp.path() / "run.json").string(), (tmp.path() / "m" / "aaaaaaaa-e.json").string());
+  o.format = pc::Format::Json;
+  Outcome r = run(o);
+  ASSERT_EQ(r.code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["points"].size(), 2u) << j.dump(1);
+  EXPECT_EQ(j["summary"]["new"], 2) << "each side's other axis value is failed (null) in asv, listed apart";
+  // Nothing in common: exit 2, and say so.
+  json other = run_doc;
+  for (auto& p : other["points"]) p["program"] = "bench_other";
+  for (auto& b : other["benchmarks"]) b["program"] = "bench_other";
+  write_json(tmp.path() / "other.json", other);
+  o.head = (tmp.path() / "other.json").string();
+  Outcome disjoint = run(o);
+  EXPECT_EQ(disjoint.code, 2);
+  EXPECT_NE(disjoint.err.find("share no point"), std::string::npos) << disjoint.err;
+}
+
+// Issue 11: a corrupt results file in the database is reported as corrupt, with its path.
+TEST(CompareReport, CorruptResultsFileIsNamed) {
+  TempDir tmp;
+  fs::copy(kData / "results", tmp.path() / "results", fs::copy_options::recursive);
+  const fs::path head = tmp.path() / "results/sample-box/90932e64-cpp-gcc-12.2-Release.json";
+  std::ofstream(head, std::ios::trunc) << "{\"commit_hash\": \"90932e64897b2feb2fad0cd0d9171df584037faa\", \"resu";
+  auto o = sample_options("0d9a5811", "90932e64897b2feb2fad0cd0d9171df584037faa");
+  o.results_dir = tmp.path() / "results";
+  Outcome r = run(o);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("head: results file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("90932e64-cpp-gcc-12.2-Release.json is corrupt"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("unknown commit"), std::string::npos) << r.err;
+}
+
+// The PR comment stays under GitHub's limit: every slower row kept, the rest counted.
+TEST(CompareReport, MarkdownStaysUnderTheCommentLimit) {
+  pc::ResultSet base, head;
+  base.label = "base";
+  head.label = "head";
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal(0, 0.002);
+  for (int i = 0; i < 3000; ++i) {
+    pc::PointData p;
+    p.benchmark = "bench_big.a_rather_long_benchmark_name_for_the_table";
+    p.key = p.benchmark + "(" + std::to_string(i) + ")";
+    p.display = p.benchmark + "[n=" + std::to_string(i) + "]";
+    pc::PointData q = p;
+    const double factor = i % 10 == 0 ? 1.5 : i % 10 == 1 ? 0.5 : 1.0;  // 300 slower, 300 faster
+    for (int s = 0; s < 20; ++s) {
+      p.samples.push_back(1e-5 * std::exp(normal(rng)));
+      q.samples.push_back(1e-5 * factor * std::exp(normal(rng)));
+    }
+    base.points.push_back(p);
+    head.points.push_back(q);
+  }
+  head.points[5].state = pc::PointState::Failed;
+  head.points[5].reason = "crashed";
+  const auto report = pc::build_report(base, head, {});
+  EXPECT_EQ(report.count(pc::Verdict::Slower), 300);
+  const std::string md = pc::render_markdown(report, false);
+  EXPECT_LE(md.size(), pc::kMarkdownLimit);
+  EXPECT_LT(md.size(), 65536u);
+  std::size_t slower_rows = 0;
+  for (std::size_t at = md.find("🔴 **slower**"); at != std::string::npos; at = md.find("🔴 **slower**", at + 1)) ++slower_rows;
+  EXPECT_EQ(slower_rows, 300u);
+  EXPECT_NE(md.find("rows left out to stay under GitHub's comment limit"), std::string::npos);
+  EXPECT_NE(md.find("[n=5]"), std::string::npos) << "the newly failing point";
+  EXPECT_LT(md.find("**Failed in head"), md.find("🔴 **slower**"));
+  // A limit too small for the slower points themselves: as many as fit, and the count of the rest.
+  const std::string tight = pc::render_markdown(report, false, 3000);
+  EXPECT_LE(tight.size(), 3000u);
+  EXPECT_NE(tight.find("slower (more than one comment can hold)"), std::string::npos) << tight;
 }

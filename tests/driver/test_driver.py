@@ -227,6 +227,7 @@ def case_tools():
         check(len(got) == n and all(got), f"merged {name}: points 0..{n-1} present: {values and values[:n]}")
     r = pitot(["merge", "results", "/nonexistent"], repo)
     check(r.returncode == 2, "merge of a missing folder: exit 2")
+    processes(repo)
     return repo
 
 
@@ -269,12 +270,40 @@ def case_first_contact():
     return repo
 
 
+def processes(repo):
+    """--processes K: each program K times, samples pooled, per-process medians kept (JSON and asv)."""
+    out = os.path.join(repo, "processes.json")
+    r = pitot(["run", prog("ok"), "--machine", "procbox", "--processes", "3", "--json", out] + FAST, repo, timeout=240)
+    check(r.returncode == 0, f"--processes 3 exits 0 ({r.stderr[-300:]})")
+    with open(out) as f:
+        points = json.load(f)["points"]
+    check(len(points) == 5, f"--processes 3: one merged result per point, got {len(points)}")
+    for p in points:
+        check(len(p.get("process_medians", [])) == 3, f"{p['name']}: 3 process medians, got {p.get('process_medians')}")
+        check(sorted(set(p.get("sample_process", []))) == [0, 1, 2] and len(p["sample_process"]) == len(p["samples"]),
+              f"{p['name']}: sample_process names processes 0-2 for every sample")
+    _, machines = load_results(repo)
+    doc = machines.get("procbox", [{}])[0]
+    pm = doc.get("pitot_process_medians", {})
+    check(len(pm) == 5 and all(len(v) == 3 for v in pm.values()), f"asv file: per-process medians of 5 points: {pm}")
+    cols = dict(zip(doc["result_columns"], doc["results"]["drv_ok.work"]))
+    check(all(len(s) == len(points[i]["samples"]) for i, s in enumerate(cols["samples"])), "asv row: samples pooled")
+    # A point that crashes in a process is failed, and says in which.
+    out = os.path.join(repo, "processes-segv.json")
+    pitot(["run", prog("segv"), "--machine", "procbox", "--processes", "2", "--json", out] + FAST, repo, timeout=240)
+    with open(out) as f:
+        failed = [p for p in json.load(f)["points"] if p["status"] == "failed"]
+    check(len(failed) == 1 and "in process 1 of 2" in failed[0]["reason"], f"failed in a process: {failed}")
+
+
 def case_asv(asv_check):
     repo = case_misbehaving()
     # The corrupt file from the last step would fail asv: put a valid one back by running again.
     os.remove(os.path.join(repo, "results", "benchmarks.json"))
     for name in ("segv", "hang", "spam", "ok"):
         pitot(["run", prog(name), "--machine", "testbox"] + FAST, repo, timeout=120)
+    # Per-process medians in a top-level key: asv must still load the file cleanly.
+    pitot(["run", prog("ok"), "--machine", "testbox", "--processes", "2"] + FAST, repo, timeout=120)
     r = subprocess.run([sys.executable, asv_check, repo], capture_output=True, text=True)
     print(r.stdout[-3000:], r.stderr[-3000:])
     check(r.returncode == 0, "the real asv loads the folder without warnings")
