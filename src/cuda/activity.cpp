@@ -2,7 +2,8 @@
 // carries no link-time dependency on libcupti and still starts where it is absent; the kernel
 // clock then says why in one line and the sampler uses events.
 //
-// Recorded kinds: CONCURRENT_KERNEL, MEMCPY and MEMSET (the work, with device timestamps),
+// Recorded kinds: KERNEL or CONCURRENT_KERNEL (kernel_record_kind below), MEMCPY and MEMSET (the
+// work, with device timestamps),
 // EXTERNAL_CORRELATION (which launch each API call belongs to), RUNTIME and DRIVER (CUPTI writes
 // external correlation records only for API calls it records; their own records are skipped).
 #include "gpu/activity.hpp"
@@ -55,6 +56,7 @@ struct Cupti {
   decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
   decltype(&cuptiActivityPushExternalCorrelationId) push = nullptr;
   decltype(&cuptiActivityPopExternalCorrelationId) pop = nullptr;
+  decltype(&cuptiActivityEnableHWTrace) enable_hw_trace = nullptr;  // optional (CUDA 12.8+)
 };
 Cupti api;
 
@@ -179,9 +181,22 @@ bool bind(void* lib, const char* name, F& fn) {
 
 void CUPTIAPI ignore_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
+// Which kernel records. Before Blackwell, CUPTI times CONCURRENT_KERNEL by instrumenting the
+// kernel's code: on an H200 that made a 2^20-block copy kernel 9% slower (and its events too),
+// while KERNEL records (kernels serialized, timestamps taken around each kernel) left it within
+// 0.2% (scripts/device/cupti_overhead.cu; docs/DESIGN.md). PITOT_CUPTI_KERNEL_KIND=concurrent|serial
+// overrides, for experiments.
+CUpti_ActivityKind kernel_record_kind() {
+  const char* text = std::getenv("PITOT_CUPTI_KERNEL_KIND");
+  return text && std::strcmp(text, "concurrent") == 0 ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL : CUPTI_ACTIVITY_KIND_KERNEL;
+}
+
 std::string start_cupti() {
   if (const char* injected = std::getenv("CUDA_INJECTION64_PATH"); injected && *injected)
     return "a profiler holds CUPTI (CUDA_INJECTION64_PATH is set)";
+  if (const char* kind = std::getenv("PITOT_CUPTI_KERNEL_KIND");
+      kind && *kind && std::strcmp(kind, "serial") != 0 && std::strcmp(kind, "concurrent") != 0)
+    return std::string("PITOT_CUPTI_KERNEL_KIND=") + kind + " is neither serial nor concurrent";
   void* lib = nullptr;
   for (const auto& path : library_candidates()) {
     if (path.find('/') != std::string::npos && !fs::exists(path)) continue;
@@ -196,6 +211,7 @@ std::string start_cupti() {
       !bind(lib, "cuptiActivityPushExternalCorrelationId", api.push) ||
       !bind(lib, "cuptiActivityPopExternalCorrelationId", api.pop))
     return "the CUPTI library lacks an entry point the kernel clock needs";
+  (void)bind(lib, "cuptiActivityEnableHWTrace", api.enable_hw_trace);
   // Records are read with this build's structs (CUpti_ActivityKernel10, ...): same major only.
   std::uint32_t version = 0;
   if (api.get_version(&version) != CUPTI_SUCCESS || version / 10000 != CUPTI_API_VERSION / 10000)
@@ -207,8 +223,11 @@ std::string start_cupti() {
     return "cuptiSubscribe failed (" + result_text(r) + "; a profiler may hold CUPTI)";
   if (CUptiResult r = api.register_callbacks(buffer_requested, buffer_completed); r != CUPTI_SUCCESS)
     return "cuptiActivityRegisterCallbacks failed (" + result_text(r) + ")";
+  // Hardware timestamps where the GPU has them (Blackwell): no instrumentation at all. Refused
+  // elsewhere (an H200 answers "not supported"), which is fine.
+  if (api.enable_hw_trace) (void)api.enable_hw_trace(1);
   for (CUpti_ActivityKind kind :
-       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+       {kernel_record_kind(), CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
         CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER}) {
     if (CUptiResult r = api.enable(kind); r != CUPTI_SUCCESS)
       return "cuptiActivityEnable(" + std::to_string(static_cast<int>(kind)) + ") failed (" + result_text(r) + ")";
