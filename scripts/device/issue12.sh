@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 12's measurements in one device call (docs/results/kernel-clock-h200.md):
-#  1. clocks: bench_copy's empty and copy kernels and memcpy, cold, 10 processes each of the kernel
-#     clock with serial KERNEL records (the default), with CONCURRENT_KERNEL records, and events,
-#     alternated; ncu's gpu__time_duration on the kernels.
+#  1. clocks: bench_copy's empty and copy kernels and memcpy, cold, 10 processes each of the default
+#     clock (the kernel clock, declined by kernels of several waves), --clock kernel (forced) and
+#     --clock events, alternated; ncu's gpu__time_duration on the kernels.
 #  2. CI recipe, no change: `pitot run --processes K` of bench_copy and of bench_norm, RUNS times
 #     each, every ordered pair compared with `pitot compare --threshold T`.
 #  3. CI recipe, power: bench_spin runs at PITOT_SPIN_SCALE 1.00, 1.05, 1.02, alternated.
@@ -21,12 +21,11 @@ wall() { awk -v l="$1" -v a="$2" -v b="$(stamp)" 'BEGIN { printf "%s %.3f\n", l,
 # 1. Clocks.
 filter='^(empty_kernel|(copy_kernel|memcpy_d2d)\[n=2\^(16|22|28)\])$'
 for i in $(seq 1 10); do
-  for variant in kernel concurrent events; do
-    clock=kernel kind=serial
-    [ $variant = concurrent ] && kind=concurrent
-    [ $variant = events ] && clock=events
+  for variant in default kernel events; do
+    clock=()
+    [ $variant != default ] && clock=(--clock $variant)
     t=$(stamp)
-    PITOT_CUPTI_KERNEL_KIND=$kind timeout 120 "$bin/bench_copy" --quiet --clock $clock --filter "$filter" \
+    timeout 120 "$bin/bench_copy" --quiet "${clock[@]}" --filter "$filter" \
       --json "$out/clocks/$variant-$i.json" 2>> "$out/clocks/$variant.log"
     wall "$variant" "$t" >> "$out/clocks/walls.txt"
   done

@@ -2,8 +2,7 @@
 // carries no link-time dependency on libcupti and still starts where it is absent; the kernel
 // clock then says why in one line and the sampler uses events.
 //
-// Recorded kinds: KERNEL or CONCURRENT_KERNEL (kernel_record_kind below), MEMCPY and MEMSET (the
-// work, with device timestamps),
+// Recorded kinds: CONCURRENT_KERNEL, MEMCPY and MEMSET (the work, with device timestamps),
 // EXTERNAL_CORRELATION (which launch each API call belongs to), RUNTIME and DRIVER (CUPTI writes
 // external correlation records only for API calls it records; their own records are skipped).
 #include "gpu/activity.hpp"
@@ -19,6 +18,7 @@
 #include <vector>
 
 #if PITOT_HAS_CUPTI
+#include <cuda_runtime.h>
 #include <cupti.h>
 #endif
 
@@ -32,6 +32,7 @@ const std::string& activity_start() {
   static const std::string why = "this build of pitot found no CUPTI headers";
   return why;
 }
+void activity_record(bool) {}
 void activity_push(std::uint64_t) {}
 void activity_pop() {}
 void activity_flush(kernel_clock::Matcher&) {}
@@ -52,6 +53,7 @@ struct Cupti {
   decltype(&cuptiSubscribe) subscribe = nullptr;
   decltype(&cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
   decltype(&cuptiActivityEnable) enable = nullptr;
+  decltype(&cuptiActivityDisable) disable = nullptr;
   decltype(&cuptiActivityFlushAll) flush_all = nullptr;
   decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
   decltype(&cuptiActivityPushExternalCorrelationId) push = nullptr;
@@ -95,6 +97,8 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
   *max_records = 0;
 }
 
+double kernel_waves(const CUpti_ActivityKernel10& k);  // below, with the device limits
+
 void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
   std::vector<kc::Record> records;
   CUpti_Activity* rec = nullptr;
@@ -104,7 +108,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
       case CUPTI_ACTIVITY_KIND_KERNEL: {
         auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
-        r = {kc::Kind::Kernel, k->name ? k->name : "?", k->correlationId, 0, k->start, k->end};
+        r = {kc::Kind::Kernel, k->name ? k->name : "?", k->correlationId, 0, k->start, k->end, kernel_waves(*k)};
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -181,22 +185,53 @@ bool bind(void* lib, const char* name, F& fn) {
 
 void CUPTIAPI ignore_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
-// Which kernel records. Before Blackwell, CUPTI times CONCURRENT_KERNEL by instrumenting the
-// kernel's code: on an H200 that made a 2^20-block copy kernel 9% slower (and its events too),
-// while KERNEL records (kernels serialized, timestamps taken around each kernel) left it within
-// 0.2% (scripts/device/cupti_overhead.cu; docs/DESIGN.md). PITOT_CUPTI_KERNEL_KIND=concurrent|serial
-// overrides, for experiments.
-CUpti_ActivityKind kernel_record_kind() {
-  const char* text = std::getenv("PITOT_CUPTI_KERNEL_KIND");
-  return text && std::strcmp(text, "concurrent") == 0 ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL : CUPTI_ACTIVITY_KIND_KERNEL;
+// Every kind the clock records. CUPTI times kernels (before Blackwell) by instrumenting their code,
+// which slows kernels of several waves of blocks (docs/DESIGN.md, "The kernel clock"): recording
+// is switched on only for the batches of points timed with the kernel clock (activity_record).
+constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                         CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+                                         CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
+bool recording = false;
+
+// Every kind on or off; "" or what failed.
+std::string set_recording(bool on) {
+  for (CUpti_ActivityKind kind : kKinds) {
+    if (CUptiResult r = on ? api.enable(kind) : api.disable(kind); r != CUPTI_SUCCESS)
+      return std::string("cuptiActivity") + (on ? "Enable" : "Disable") + "(" + std::to_string(static_cast<int>(kind)) +
+             ") failed (" + result_text(r) + ")";
+  }
+  recording = on;
+  return "";
+}
+
+// Per device, what bounds the blocks it holds at once (Record::waves).
+std::vector<kc::DeviceLimits> device_limits;
+
+void read_device_limits() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) return;
+  auto attribute = [](cudaDeviceAttr a, int d) {
+    int v = 0;
+    return cudaDeviceGetAttribute(&v, a, d) == cudaSuccess ? v : 0;
+  };
+  for (int d = 0; d < count; ++d)
+    device_limits.push_back({attribute(cudaDevAttrMultiProcessorCount, d), attribute(cudaDevAttrMaxBlocksPerMultiprocessor, d),
+                             attribute(cudaDevAttrMaxThreadsPerMultiProcessor, d),
+                             attribute(cudaDevAttrMaxRegistersPerMultiprocessor, d),
+                             static_cast<std::uint64_t>(attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, d))});
+}
+
+double kernel_waves(const CUpti_ActivityKernel10& k) {
+  if (k.deviceId >= device_limits.size()) return 0;
+  const auto blocks = static_cast<std::uint64_t>(k.gridX) * static_cast<std::uint64_t>(k.gridY) * static_cast<std::uint64_t>(k.gridZ);
+  return kc::waves(blocks, k.blockX * k.blockY * k.blockZ, k.registersPerThread,
+                   static_cast<std::uint64_t>(k.staticSharedMemory) + static_cast<std::uint64_t>(k.dynamicSharedMemory),
+                   device_limits[k.deviceId]);
 }
 
 std::string start_cupti() {
   if (const char* injected = std::getenv("CUDA_INJECTION64_PATH"); injected && *injected)
     return "a profiler holds CUPTI (CUDA_INJECTION64_PATH is set)";
-  if (const char* kind = std::getenv("PITOT_CUPTI_KERNEL_KIND");
-      kind && *kind && std::strcmp(kind, "serial") != 0 && std::strcmp(kind, "concurrent") != 0)
-    return std::string("PITOT_CUPTI_KERNEL_KIND=") + kind + " is neither serial nor concurrent";
   void* lib = nullptr;
   for (const auto& path : library_candidates()) {
     if (path.find('/') != std::string::npos && !fs::exists(path)) continue;
@@ -206,7 +241,8 @@ std::string start_cupti() {
   if (!bind(lib, "cuptiGetVersion", api.get_version) || !bind(lib, "cuptiGetResultString", api.result_string) ||
       !bind(lib, "cuptiSubscribe", api.subscribe) ||
       !bind(lib, "cuptiActivityRegisterCallbacks", api.register_callbacks) ||
-      !bind(lib, "cuptiActivityEnable", api.enable) || !bind(lib, "cuptiActivityFlushAll", api.flush_all) ||
+      !bind(lib, "cuptiActivityEnable", api.enable) || !bind(lib, "cuptiActivityDisable", api.disable) ||
+      !bind(lib, "cuptiActivityFlushAll", api.flush_all) ||
       !bind(lib, "cuptiActivityGetNextRecord", api.next_record) ||
       !bind(lib, "cuptiActivityPushExternalCorrelationId", api.push) ||
       !bind(lib, "cuptiActivityPopExternalCorrelationId", api.pop))
@@ -226,13 +262,10 @@ std::string start_cupti() {
   // Hardware timestamps where the GPU has them (Blackwell): no instrumentation at all. Refused
   // elsewhere (an H200 answers "not supported"), which is fine.
   if (api.enable_hw_trace) (void)api.enable_hw_trace(1);
-  for (CUpti_ActivityKind kind :
-       {kernel_record_kind(), CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-        CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER}) {
-    if (CUptiResult r = api.enable(kind); r != CUPTI_SUCCESS)
-      return "cuptiActivityEnable(" + std::to_string(static_cast<int>(kind)) + ") failed (" + result_text(r) + ")";
-  }
-  return "";
+  read_device_limits();
+  // Enabled once here to find out whether CUPTI lets us; then off until a batch asks for them.
+  if (std::string failed = set_recording(true); !failed.empty()) return failed;
+  return set_recording(false);
 }
 
 }  // namespace
@@ -240,6 +273,11 @@ std::string start_cupti() {
 const std::string& activity_start() {
   static const std::string why = start_cupti();
   return why;
+}
+
+void activity_record(bool on) {
+  if (on == recording || !activity_start().empty()) return;
+  if (const std::string failed = set_recording(on); !failed.empty()) throw std::runtime_error(current_point() + ": " + failed);
 }
 
 void activity_push(std::uint64_t id) {

@@ -14,6 +14,9 @@ namespace pitot::PITOT_GPU_NAMESPACE {
 // Starts activity recording on the first call; "" when the kernel clock can run, else one line
 // saying why not (no CUPTI library, a profiler holds CUPTI, ...). Thread-safe; the answer stays.
 const std::string& activity_start();
+// Records on or off from now on (the batches of points timed with events run without them:
+// recording kernels slows some of them). Off after activity_start.
+void activity_record(bool on);
 // Around one launch of the author's work: records of the API calls in between carry `id`.
 void activity_push(std::uint64_t id);
 void activity_pop();

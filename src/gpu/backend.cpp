@@ -1,7 +1,5 @@
 #include "gpu/backend.hpp"
 
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -48,13 +46,6 @@ Clock choose_clock(const std::string& asked, Mode mode, std::string* unavailable
   return Clock::Events;
 }
 
-std::string demangled(const std::string& name) {
-  int status = 0;
-  char* text = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
-  std::string out = status == 0 && text ? text : name;
-  std::free(text);
-  return out;
-}
 
 double median(std::vector<double> v) {
   if (v.empty()) return std::nan("");
@@ -70,7 +61,7 @@ nlohmann::json kernel_clock_info(const DeviceSampler& sampler) {
   const double launches = static_cast<double>(std::max<std::int64_t>(b.launches(), 1));
   json kernels = json::array();
   for (const auto& e : b.entries())
-    kernels.push_back({{"name", demangled(e.name)},
+    kernels.push_back({{"name", kernel_clock::demangle(e.name)},
                        {"kind", kernel_clock::kind_name(e.kind)},
                        {"count_per_launch", static_cast<double>(e.count) / launches},
                        {"total_seconds", e.total_ns * 1e-9},
@@ -112,10 +103,14 @@ void exec(State& state, std::function<void(Launch&)> work) {
   record_kit_info(state, kit);
   std::string unavailable;
   const Clock clock = choose_clock(options.clock, mode, &unavailable);
-  state.set_backend_info("clock", nlohmann::json(clock_name(clock)).dump());
   if (!unavailable.empty()) state.set_backend_info("kernel_clock_unavailable", nlohmann::json(unavailable).dump());
-  DeviceSampler sampler(kit, mode, clock, work, rotations, options.graph_launches, options.throttle_ratio);
+  DeviceSampler sampler(kit, mode, clock, options.clock == "kernel", work, rotations, options.graph_launches,
+                        options.throttle_ratio);
   state.run(sampler);
+  // The clock the samples were read with: the kernel clock may have declined during warm-up.
+  state.set_backend_info("clock", nlohmann::json(clock_name(sampler.kernel_clock() ? Clock::Kernel : Clock::Events)).dump());
+  if (!sampler.kernel_clock_declined().empty())
+    state.set_backend_info("kernel_clock_declined", nlohmann::json(sampler.kernel_clock_declined()).dump());
   if (sampler.kernel_clock()) state.set_backend_info("kernel_clock", kernel_clock_info(sampler).dump());
   state.set_backend_info("launches_per_sample", std::to_string(sampler.iterations_per_sample()));
   // Without the blocker the host's launch latency can fall between the events (see run_batch);

@@ -1,7 +1,10 @@
 #include "gpu/kernel_clock.hpp"
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace pitot::kernel_clock {
 
@@ -78,7 +81,11 @@ std::vector<LaunchTime> Matcher::take(std::uint64_t first, std::int64_t count) {
           hi = std::max(hi, r.end_ns);
           const double ns = static_cast<double>(r.end_ns - r.start_ns);
           busy += ns;
-          t.parts.push_back({r.kind, r.name, ns});
+          t.parts.push_back({r.kind, r.name, ns, r.waves});
+          if (r.waves > t.max_waves) {
+            t.max_waves = r.waves;
+            t.widest = r.name;
+          }
         }
         t.span_ns = static_cast<double>(hi - lo);
         t.busy_ns = busy;
@@ -160,6 +167,27 @@ std::vector<Breakdown::Entry> Breakdown::entries() const {
   for (const auto& [key, entry] : by_name_) out.push_back(entry);
   std::stable_sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.total_ns > b.total_ns; });
   return out;
+}
+
+std::string demangle(const std::string& name) {
+  int status = 0;
+  char* text = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && text ? text : name;
+  std::free(text);
+  return out;
+}
+
+double waves(std::uint64_t blocks, int threads_per_block, int registers_per_thread, std::uint64_t shared_bytes_per_block,
+             const DeviceLimits& limits) {
+  if (limits.sm_count <= 0 || limits.max_blocks_per_sm <= 0 || threads_per_block <= 0 || blocks == 0) return 0;
+  std::int64_t per_sm = limits.max_blocks_per_sm;
+  if (limits.max_threads_per_sm > 0) per_sm = std::min<std::int64_t>(per_sm, limits.max_threads_per_sm / threads_per_block);
+  if (limits.registers_per_sm > 0 && registers_per_thread > 0)
+    per_sm = std::min<std::int64_t>(per_sm, limits.registers_per_sm / (static_cast<std::int64_t>(registers_per_thread) * threads_per_block));
+  if (limits.shared_bytes_per_sm > 0 && shared_bytes_per_block > 0)
+    per_sm = std::min<std::int64_t>(per_sm, static_cast<std::int64_t>(limits.shared_bytes_per_sm / shared_bytes_per_block));
+  per_sm = std::max<std::int64_t>(per_sm, 1);
+  return static_cast<double>(blocks) / static_cast<double>(per_sm * limits.sm_count);
 }
 
 }  // namespace pitot::kernel_clock

@@ -22,6 +22,8 @@ namespace pitot::kernel_clock {
 
 enum class Kind { Kernel, Memcpy, Memset, ExternalCorrelation };
 const char* kind_name(Kind kind);  // "kernel", "memcpy", "memset", "external_correlation"
+// A kernel's name as C++ wrote it (the record holds the mangled name); unchanged if not mangled.
+std::string demangle(const std::string& name);
 
 struct Record {
   Kind kind = Kind::Kernel;
@@ -29,6 +31,9 @@ struct Record {
   std::uint32_t correlation = 0;  // CUPTI's id of the API call that queued the work
   std::uint64_t external = 0;     // ExternalCorrelation only: the id pushed around that call
   std::uint64_t start_ns = 0, end_ns = 0;  // device timestamps (work records only)
+  // Kernels: the grid's blocks over the blocks the device holds at once (1 or less: one wave).
+  // 0 when unknown, and for memcpys and memsets.
+  double waves = 0;
 };
 
 // One record of a launch, kept for the breakdown.
@@ -36,6 +41,7 @@ struct Part {
   Kind kind = Kind::Kernel;
   std::string name;
   double ns = 0;
+  double waves = 0;
 };
 
 // One launch of the author's work, as the device saw it.
@@ -46,6 +52,9 @@ struct LaunchTime {
   double span_ns = std::numeric_limits<double>::quiet_NaN();
   double busy_ns = std::numeric_limits<double>::quiet_NaN();  // sum of record durations
   std::vector<Part> parts;
+  // The record with the most waves of blocks (Record::waves), for the clock's own check.
+  double max_waves = 0;
+  std::string widest;
 };
 
 // Records to launches. Launch ids are expected in batches of consecutive ids.
@@ -82,6 +91,20 @@ class Matcher {
   std::uint64_t generation_ = 0;   // counts takes
   std::int64_t unattributed_ = 0, late_ = 0, invalid_ = 0;
 };
+
+// What bounds how many blocks a device runs at once, per multiprocessor.
+struct DeviceLimits {
+  int sm_count = 0;
+  int max_blocks_per_sm = 0;
+  int max_threads_per_sm = 0;
+  int registers_per_sm = 0;
+  std::uint64_t shared_bytes_per_sm = 0;
+};
+// A kernel's grid over the blocks the device can hold at once (an upper bound on residency from
+// threads, registers and shared memory; allocation granularity ignored): above 1, the kernel runs
+// in several waves. 0 when the limits are unknown.
+double waves(std::uint64_t blocks, int threads_per_block, int registers_per_thread, std::uint64_t shared_bytes_per_block,
+             const DeviceLimits& limits);
 
 // Time of one sample (or batch): spans and busy times averaged over its launches.
 struct Summary {

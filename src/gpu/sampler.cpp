@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -71,9 +72,9 @@ double elapsed_seconds(gpuEvent_t start, gpuEvent_t stop) {
   return static_cast<double>(ms) * 1e-3;
 }
 
-DeviceSampler::DeviceSampler(DeviceKit& kit, Mode mode, Clock clock, std::function<void(Launch&)>& work,
-                             int rotations, int graph_launches, double throttle_ratio)
-    : kit_(kit), mode_(mode), clock_(clock), work_(work), rotations_(std::max(1, rotations)), graph_launches_(graph_launches),
+DeviceSampler::DeviceSampler(DeviceKit& kit, Mode mode, Clock clock, bool clock_forced,
+                             std::function<void(Launch&)>& work, int rotations, int graph_launches, double throttle_ratio)
+    : kit_(kit), mode_(mode), clock_(clock), clock_forced_(clock_forced), work_(work), rotations_(std::max(1, rotations)), graph_launches_(graph_launches),
       throttle_ratio_(throttle_ratio) {
   try {
     PITOT_GPU_TRY(gpuStreamCreateWithFlags(&stream_, gpuStreamNonBlocking));
@@ -155,6 +156,15 @@ void DeviceSampler::warmup(double warmup_seconds, double min_sample_seconds) {
   do {
     (void)sample();
   } while (std::chrono::duration<double>(clock::now() - start).count() < warmup_seconds);
+  if (kernel_clock() && !clock_forced_ && max_waves_ > 1) {
+    char waves[32];
+    std::snprintf(waves, sizeof waves, "%.1f", max_waves_);
+    declined_ = kernel_clock::demangle(widest_) + " runs " + waves +
+                " waves of blocks, and CUPTI's instrumentation slows kernels of several waves (up to 9% on an H200): "
+                "timed with events (--clock kernel forces the kernel clock)";
+    clock_ = Clock::Events;
+    (void)sample();  // one sample on the new clock before timing starts
+  }
   busy_samples_.clear();
   event_samples_.clear();
   breakdown_.clear();
@@ -163,6 +173,7 @@ void DeviceSampler::warmup(double warmup_seconds, double min_sample_seconds) {
 DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
   before_batch();
   const bool kclock = kernel_clock();
+  activity_record(kclock);  // off for events: recording kernels slows some of them
   std::uint64_t first = 0;
   if (kclock) {
     first = next_activity_id.fetch_add(static_cast<std::uint64_t>(count_));
@@ -240,6 +251,10 @@ void DeviceSampler::read_kernel_clock(std::uint64_t first, BatchTimes& times) {
                                ": the kernel clock found no kernel, memcpy or memset of a launch (is the work queued "
                                "from this thread?); time this benchmark with --clock events");
     records_per_launch_ = std::max(records_per_launch_, static_cast<int>(l.parts.size()));
+    if (l.max_waves > max_waves_) {
+      max_waves_ = l.max_waves;
+      widest_ = l.widest;
+    }
     times.seconds += l.span_ns * 1e-9;
     times.busy += l.busy_ns * 1e-9;
   }

@@ -71,7 +71,7 @@ struct ReleaseOnExit {
 
 class DeviceSampler final : public Sampler {
  public:
-  DeviceSampler(DeviceKit& kit, Mode mode, Clock clock, std::function<void(Launch&)>& work, int rotations,
+  DeviceSampler(DeviceKit& kit, Mode mode, Clock clock, bool clock_forced, std::function<void(Launch&)>& work, int rotations,
                 int graph_launches, double throttle_ratio);
   ~DeviceSampler() override;
   DeviceSampler(const DeviceSampler&) = delete;
@@ -88,6 +88,10 @@ class DeviceSampler final : public Sampler {
   // per launch: busy time (sum of record durations) and the events' reading of the same launches,
   // aligned with the engine's samples; and the per-kernel breakdown.
   bool kernel_clock() const { return clock_ == Clock::Kernel && mode_ == Mode::Cold; }
+  // Why a point that was to be timed by the kernel clock is timed by events ("" if it is not):
+  // unless --clock kernel forced it, a kernel of several waves of blocks declines the kernel clock
+  // at the end of warm-up, since CUPTI's instrumentation slows such kernels (docs/DESIGN.md).
+  const std::string& kernel_clock_declined() const { return declined_; }
   const std::vector<double>& busy_samples() const { return busy_samples_; }
   const std::vector<double>& event_samples() const { return event_samples_; }
   const kernel_clock::Breakdown& breakdown() const { return breakdown_; }
@@ -122,6 +126,10 @@ class DeviceSampler final : public Sampler {
   DeviceKit& kit_;
   Mode mode_;
   Clock clock_;
+  bool clock_forced_;
+  std::string declined_;
+  double max_waves_ = 0;  // the widest kernel of the work so far, in waves of blocks
+  std::string widest_;
   std::function<void(Launch&)>& work_;
   int rotations_;
   int graph_launches_;

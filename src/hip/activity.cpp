@@ -8,6 +8,7 @@ const std::string& activity_start() {
   static const std::string why = "the HIP backend has no kernel clock (rocprofiler-sdk tracing is not wired)";
   return why;
 }
+void activity_record(bool) {}
 void activity_push(std::uint64_t) {}
 void activity_pop() {}
 void activity_flush(kernel_clock::Matcher&) {}

@@ -18,7 +18,7 @@ namespace {
 
 // Runs benchmark functions as single points with a short schedule; returns their results.
 std::vector<pitot::PointResult> run(std::vector<std::pair<std::string, pitot::BenchmarkFn>> fns,
-                                    const std::string& timing = "cold") {
+                                    const std::string& timing = "cold", const std::string& clock = "") {
   std::deque<pitot::BenchmarkDef> defs;
   for (auto& [name, fn] : fns) {
     pitot::BenchmarkDef d;
@@ -27,6 +27,7 @@ std::vector<pitot::PointResult> run(std::vector<std::pair<std::string, pitot::Be
     defs.push_back(std::move(d));
   }
   pitot::device_options().timing = timing;
+  pitot::device_options().clock = clock;
   pitot::RunConfig config;
   config.warmup_seconds = 0.01;
   config.min_samples = 10;
@@ -95,7 +96,8 @@ void memcpy_copy(pitot::State& s) {
 TEST(Cold, FlushMakesACachedCopySlower) {
   // In hot mode the 32 MB copy is served from L2 (an H200: ~6.7 us); cold mode flushes it
   // before every launch (~11.5 us).
-  const double cold = run({{"memcpy", memcpy_copy}}, "cold").at(0).stats.value().median;
+  // Both read by events: the kernel clock would also leave the events' own ~3 us out of cold.
+  const double cold = run({{"memcpy", memcpy_copy}}, "cold", "events").at(0).stats.value().median;
   const double hot = run({{"memcpy", memcpy_copy}}, "hot").at(0).stats.value().median;
   EXPECT_GT(cold, 1.3 * hot) << "cold " << cold << " s, hot " << hot << " s";
 }
@@ -179,4 +181,37 @@ int main(int argc, char** argv) {
   }
   testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
+}
+
+namespace {
+std::string info(const pitot::PointResult& r, const char* key) {
+  if (!r.backend_info.contains(key)) return "";
+  const auto& v = r.backend_info[key];
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+}  // namespace
+
+TEST(KernelClock, ReadsOneWaveKernelsAndDeclinesManyWaves) {
+  auto empty = [](pitot::State& s) { s.exec([](pitot::Launch& l) { launch_empty(l.stream()); }); };
+  auto big_copy = [](pitot::State& s) {
+    const std::int64_t n = std::int64_t{1} << 24;  // 65536 blocks: many waves
+    Floats in(n), out(n);
+    s.exec([&](pitot::Launch& l) { launch_copy(in.p, out.p, n, l.stream()); });
+  };
+  const auto results = run({{"empty", empty}, {"big_copy", big_copy}});
+  ASSERT_EQ(results.size(), 2u);
+  if (!info(results[0], "kernel_clock_unavailable").empty())
+    GTEST_SKIP() << "no kernel clock here: " << info(results[0], "kernel_clock_unavailable");
+  for (const auto& r : results) ASSERT_EQ(r.status, pitot::PointStatus::Ok) << r.name << ": " << r.reason;
+  // The empty kernel is one block: read by the kernel clock, well under the events' ~3 us.
+  EXPECT_EQ(info(results[0], "clock"), "kernel");
+  EXPECT_LT(results[0].stats->median, 1.5e-6);
+  EXPECT_TRUE(results[0].backend_info.contains("kernel_clock"));
+  // The copy declines it, and says why.
+  EXPECT_EQ(info(results[1], "clock"), "events");
+  EXPECT_NE(info(results[1], "kernel_clock_declined").find("waves of blocks"), std::string::npos)
+      << info(results[1], "kernel_clock_declined");
+  // Forced, the copy is read by the kernel clock.
+  const auto forced = run({{"big_copy", big_copy}}, "cold", "kernel");
+  EXPECT_EQ(info(forced.at(0), "clock"), "kernel");
 }

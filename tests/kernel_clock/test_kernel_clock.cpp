@@ -192,3 +192,34 @@ TEST(KernelClock, KindNames) {
   EXPECT_STREQ(kc::kind_name(Kind::Memcpy), "memcpy");
   EXPECT_STREQ(kc::kind_name(Kind::Memset), "memset");
 }
+
+TEST(KernelClock, WavesOfBlocks) {
+  // An H200: 132 multiprocessors, 32 blocks, 2048 threads, 64K registers, 228 kB each.
+  const kc::DeviceLimits h200{132, 32, 2048, 65536, 233472};
+  // bench_copy's copy kernel: 256 threads a block, so 8 blocks a multiprocessor, 1056 at once.
+  EXPECT_DOUBLE_EQ(kc::waves(256, 256, 16, 0, h200), 256.0 / 1056);         // n = 2^16: one wave
+  EXPECT_DOUBLE_EQ(kc::waves(1u << 20, 256, 16, 0, h200), 1048576.0 / 1056);  // n = 2^28: many
+  EXPECT_DOUBLE_EQ(kc::waves(1, 1, 8, 0, h200), 1.0 / (32 * 132));           // an empty kernel
+  // Registers and shared memory bound residency too.
+  EXPECT_DOUBLE_EQ(kc::waves(132, 256, 255, 0, h200), 1.0);                  // 1 block per SM
+  EXPECT_DOUBLE_EQ(kc::waves(264, 128, 32, 120000, h200), 2.0);              // 1 block per SM
+  EXPECT_EQ(kc::waves(100, 256, 16, 0, kc::DeviceLimits{}), 0);              // unknown device
+}
+
+TEST(KernelClock, LaunchKeepsItsWidestKernel) {
+  kc::Matcher m;
+  m.expect(1, 1);
+  auto narrow = work(Kind::Kernel, "narrow", 10, 100, 200);
+  narrow.waves = 0.2;
+  auto wide = work(Kind::Kernel, "wide", 11, 200, 900);
+  wide.waves = 15.5;
+  m.add(narrow);
+  m.add(wide);
+  m.add(work(Kind::Memset, "memset", 12, 50, 90));
+  for (std::uint32_t c : {10u, 11u, 12u}) m.add(external(c, 1));
+  const auto launches = m.take(1, 1);
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_DOUBLE_EQ(launches[0].max_waves, 15.5);
+  EXPECT_EQ(launches[0].widest, "wide");
+  EXPECT_DOUBLE_EQ(launches[0].span_ns, 850);
+}
