@@ -1,5 +1,6 @@
 #include "core/result.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -205,13 +206,20 @@ PointResult merge_processes(const std::vector<PointResult>& runs) {
   if (runs.empty()) throw std::invalid_argument("merge_processes: no runs");
   if (runs.size() == 1) return runs.front();
   PointResult merged = runs.front();
+  // A failure in any process fails the point; a point every process skipped is simply skipped.
+  auto in_process = [&](const PointResult& r) {
+    PointResult out = r;
+    out.reason = "in process " + std::to_string(&r - runs.data() + 1) + " of " + std::to_string(runs.size()) + ": " +
+                 r.reason;
+    return out;
+  };
   for (const auto& r : runs)
-    if (r.status != PointStatus::Ok) {
-      PointResult bad = r;
-      bad.reason = "in process " + std::to_string(&r - runs.data() + 1) + " of " + std::to_string(runs.size()) +
-                   ": " + r.reason;
-      return bad;
-    }
+    if (r.status == PointStatus::Failed) return in_process(r);
+  const bool all_skipped =
+      std::all_of(runs.begin(), runs.end(), [](const PointResult& r) { return r.status == PointStatus::Skipped; });
+  if (all_skipped) return runs.front();
+  for (const auto& r : runs)
+    if (r.status != PointStatus::Ok) return in_process(r);
   merged.samples.clear();
   merged.clock_ratios.clear();
   merged.sample_process.clear();

@@ -205,3 +205,24 @@ TEST(Engine, PeakBandwidthBecomesARooflineTrack) {
   EXPECT_EQ(r.tracks[1].unit, "%");
   EXPECT_NEAR(r.tracks[1].value, 50.0, 1e-9);
 }
+
+TEST(MergeProcesses, SkipsStaySkipsAndFailuresNameTheirProcess) {
+  pitot::PointResult skipped;
+  skipped.status = pitot::PointStatus::Skipped;
+  skipped.reason = "only small n";
+  const auto both = pitot::merge_processes({skipped, skipped});
+  EXPECT_EQ(both.status, pitot::PointStatus::Skipped);
+  EXPECT_EQ(both.reason, "only small n");  // the same reason in every process: no process named
+  pitot::PointResult ok;
+  ok.status = pitot::PointStatus::Ok;
+  ok.samples = {1.0, 2.0};
+  pitot::PointResult failed;
+  failed.status = pitot::PointStatus::Failed;
+  failed.reason = "boom";
+  const auto one_failed = pitot::merge_processes({ok, skipped, failed});
+  EXPECT_EQ(one_failed.status, pitot::PointStatus::Failed);  // a failure wins over a skip
+  EXPECT_EQ(one_failed.reason, "in process 3 of 3: boom");
+  const auto mixed = pitot::merge_processes({ok, skipped});
+  EXPECT_EQ(mixed.status, pitot::PointStatus::Skipped);
+  EXPECT_EQ(mixed.reason, "in process 2 of 2: only small n");
+}
