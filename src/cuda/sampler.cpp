@@ -48,6 +48,7 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
       device_attribute(cudaDevAttrMemoryClockRate, device, "cudaDeviceGetAttribute(MemoryClockRate)"),
       device_attribute(cudaDevAttrGlobalMemoryBusWidth, device, "cudaDeviceGetAttribute(GlobalMemoryBusWidth)"));
   const auto l2 = static_cast<std::size_t>(device_attribute(cudaDevAttrL2CacheSize, device, "cudaDeviceGetAttribute(L2CacheSize)"));
+  kit->l2_bytes = l2;
   // Twice the L2, so no line of the last launch survives the replacement policy.
   kit->flush_bytes = std::max<std::size_t>(2 * l2, std::size_t{8} << 20);
   if (const char* text = std::getenv("PITOT_CUDA_FLUSH_BYTES")) {  // e.g. to match another tool's flush

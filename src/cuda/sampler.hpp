@@ -16,6 +16,7 @@ struct DeviceKit {
   int sm_count = 0;
   double nominal_clock_khz = 0;  // cudaDevAttrClockRate
   double peak_gbytes_per_second = 0;
+  std::size_t l2_bytes = 0;
   std::size_t flush_bytes = 0;   // twice the L2
   void* flush_buffer = nullptr;
   int* flush_sink = nullptr;

@@ -206,6 +206,28 @@ TEST(Engine, PeakBandwidthBecomesARooflineTrack) {
   EXPECT_NEAR(r.tracks[1].value, 50.0, 1e-9);
 }
 
+TEST(Engine, NoPercentOfPeakForDataTheCacheServes) {
+  // Hot mode: a launch's 16 MiB fit in a 60 MiB cache, so the GB/s are the cache's: no HBM
+  // percentage (issue 17). 1 GiB does not fit; cold mode flushes: both keep the track.
+  auto roof = [](double bytes, const char* timing) {
+    std::deque<BenchmarkDef> defs;
+    defs.push_back(make_def("roof", [bytes, timing](State& s) {
+      s.add_bytes(bytes);
+      s.set_backend_info("peak_gbytes_per_second", "4000");
+      s.set_backend_info("cache_bytes", std::to_string(60 << 20));
+      s.set_backend_info("timing", std::string("\"") + timing + "\"");
+      s.exec_manual([] { return 1e-5; });
+    }));
+    return run_all(defs, fast_config()).at("roof");
+  };
+  const auto hot_small = roof(16 << 20, "hot");
+  ASSERT_EQ(hot_small.tracks.size(), 1u);  // GB/s only
+  EXPECT_NE(hot_small.backend_info.value("percent_of_peak_omitted", "").find("60 MiB"), std::string::npos);
+  EXPECT_EQ(roof(1 << 30, "hot").tracks.size(), 2u);
+  EXPECT_EQ(roof(16 << 20, "cold").tracks.size(), 2u);
+  EXPECT_EQ(roof(16 << 20, "graph").tracks.size(), 1u);
+}
+
 TEST(MergeProcesses, SkipsStaySkipsAndFailuresNameTheirProcess) {
   pitot::PointResult skipped;
   skipped.status = pitot::PointStatus::Skipped;
