@@ -3,11 +3,11 @@
 #include <cctype>
 #include <string>
 
-#include "gpu/facts.hpp"
+#include "output/machine.hpp"
 
 namespace pitot::cuda {
 
-std::string machine_name_from_product(std::string_view product) { return product_slug(product, {"nvidia"}); }
+std::string machine_name_from_product(std::string_view product) { return machine_name_from_gpu(product); }
 
 double peak_gbytes_per_second(double memory_clock_khz, int bus_width_bits) {
   if (!(memory_clock_khz > 0) || bus_width_bits <= 0) return 0;

@@ -190,20 +190,5 @@ PointResult skeleton(const ProgramInfo& program, const PlannedPoint& point) {
   return r;
 }
 
-std::string machine_name_from_gpu(const std::string& product) {
-  std::string s;
-  for (char c : product) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const char* vendor : {"nvidia ", "amd ", "instinct ", "radeon ", "geforce ", "tesla ", "intel "}) {
-    std::string v(vendor);
-    for (std::size_t at; (at = s.find(v)) != std::string::npos;) s.erase(at, v.size());
-  }
-  std::string out;
-  for (char c : s) {
-    if (std::isalnum(static_cast<unsigned char>(c))) out += c;
-    else if (!out.empty() && out.back() != '-') out += '-';
-  }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  return out;
-}
 
 }  // namespace pitot::driver

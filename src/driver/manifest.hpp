@@ -57,7 +57,4 @@ ProgramInfo parse_list(const ProgramRef& ref, const nlohmann::json& j);
 // A point skeleton (program, benchmark, id, name, axis values) for results the driver writes itself.
 PointResult skeleton(const ProgramInfo& program, const PlannedPoint& point);
 
-// "NVIDIA H200" -> "h200", "AMD Instinct MI325X" -> "mi325x": an asv machine name from a GPU product.
-std::string machine_name_from_gpu(const std::string& product);
-
 }  // namespace pitot::driver

@@ -7,12 +7,12 @@
 
 #include <pitot/benchmark.hpp>
 
-#include "gpu/facts.hpp"
+#include "output/machine.hpp"
 
 namespace pitot::hip {
 
 std::string machine_name_from_product(std::string_view product, std::string_view arch) {
-  const std::string name = product_slug(product, {"amd", "instinct", "radeon"});
+  const std::string name = machine_name_from_gpu(product);
   // Older runtimes name unknown boards "Device 74a1" (the PCI id): the architecture says more.
   if (name.empty() || name.rfind("device-", 0) == 0 || name == "device") return gfx_arch(arch);
   return name;

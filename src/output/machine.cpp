@@ -1,5 +1,8 @@
 #include "output/machine.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 #include <pitot/benchmark.hpp>
 
 #include <fcntl.h>
@@ -115,6 +118,25 @@ std::map<std::string, std::string> host_facts() {
     }
   }
   return facts;
+}
+
+std::string machine_name_from_gpu(std::string_view product) {
+  static const std::string_view dropped[] = {"nvidia", "amd", "instinct", "radeon"};
+  std::string name, word;
+  auto flush_word = [&] {
+    if (!word.empty() && std::find(std::begin(dropped), std::end(dropped), word) == std::end(dropped)) {
+      if (!name.empty()) name += '-';
+      name += word;
+    }
+    word.clear();
+  };
+  for (char c : product) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u)) word += static_cast<char>(std::tolower(u));
+    else flush_word();
+  }
+  flush_word();
+  return name;
 }
 
 std::string machine_name_from_cpu(const std::string& cpu_model) {

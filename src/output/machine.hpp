@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,6 +16,12 @@ namespace pitot {
 
 // arch, cpu, num_cpu, os, ram: the keys `asv machine` asks for, all strings.
 std::map<std::string, std::string> host_facts();
+
+// The machine name of a GPU product, the one rule for programs and the driver: its alphanumeric
+// words in lower case joined by '-', vendor and brand words (nvidia, amd, instinct, radeon)
+// dropped: "NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3", "NVIDIA GeForce RTX 4090" ->
+// "geforce-rtx-4090", "AMD Instinct MI325X" -> "mi325x". "" when nothing is left.
+std::string machine_name_from_gpu(std::string_view product);
 
 // A machine name from the CPU model when no GPU names it ("xeon-gold-6338", lower case, safe).
 std::string machine_name_from_cpu(const std::string& cpu_model);

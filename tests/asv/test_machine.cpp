@@ -39,6 +39,18 @@ TEST(MachineName, FromCpuModels) {
     EXPECT_NO_THROW(checked_name("machine", machine_name_from_cpu(model))) << model;
 }
 
+TEST(MachineName, FromGpuProductsOneRuleForProgramsAndDriver) {
+  // Programs (through their backend) and pitot run name a GPU machine with this one function, so a
+  // card never gets two folders (an RTX 4090 was "geforce-rtx-4090" in one, "rtx-4090" in the other).
+  EXPECT_EQ(pitot::machine_name_from_gpu("NVIDIA H200"), "h200");
+  EXPECT_EQ(pitot::machine_name_from_gpu("NVIDIA H100 80GB HBM3"), "h100-80gb-hbm3");
+  EXPECT_EQ(pitot::machine_name_from_gpu("NVIDIA GeForce RTX 4090"), "geforce-rtx-4090");
+  EXPECT_EQ(pitot::machine_name_from_gpu("Tesla V100-SXM2-16GB"), "tesla-v100-sxm2-16gb");
+  EXPECT_EQ(pitot::machine_name_from_gpu("AMD Instinct MI325X"), "mi325x");
+  EXPECT_EQ(pitot::machine_name_from_gpu("AMD Radeon RX 7900 XTX"), "rx-7900-xtx");
+  EXPECT_EQ(pitot::machine_name_from_gpu("NVIDIA"), "");
+}
+
 TEST(CheckedName, AcceptsSafeNamesOnly) {
   EXPECT_EQ(checked_name("machine", "sample-box_1.2"), "sample-box_1.2");
   for (const char* bad : {"", ".", "..", "../x", "a/b", "a\\b", ".hidden", "-x", "a b", "a\nb", "é"})
