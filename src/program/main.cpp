@@ -21,6 +21,7 @@
 #include "output/console.hpp"
 #include "output/machine.hpp"
 #include "program/options.hpp"
+#include "program/replicate.hpp"
 
 #ifndef PITOT_PROGRAM_NAME
 #define PITOT_PROGRAM_NAME ""
@@ -178,6 +179,12 @@ json config_json(const RunConfig& r, const DeviceOptions& d) {
           {"clock", d.clock.empty() ? "default" : d.clock}};
 }
 
+json config_json(const Options& o) {
+  json j = config_json(o.run, o.device);
+  j["processes"] = o.processes;
+  return j;
+}
+
 void write_asv_results(const Options& o, const std::string& program, const std::vector<BenchmarkInfo>& infos,
                        const std::vector<PointResult>& results) {
   AsvRun run;
@@ -226,6 +233,14 @@ int run_program(int argc, char** argv) {
   auto parsed = parse_options(argc, argv, program);
   if (!parsed) return kOk;
   Options o = std::move(*parsed);
+  // A replicate of `--processes K` (replicate.cpp): its results go to one JSON file, nothing else.
+  if (const std::string path = replicate_json_path(); !path.empty()) {
+    o.processes = 1;
+    o.table = false;
+    o.csv_path.clear();
+    o.asv_dir.clear();
+    o.json_path = path;
+  }
   apply_axis_overrides(registry(), o.axis_overrides);
   const auto infos = benchmark_infos(program, registry());
   const auto points = select_points(plan_points(registry()), o);
@@ -277,7 +292,7 @@ int run_program(int argc, char** argv) {
     }
     if (!o.json_path.empty()) {
       json doc = {{"pitot_version", PITOT_VERSION}, {"program", program}, {"build", build_json()}, {"host", host_facts()},
-                  {"device", device_facts()},       {"config", config_json(o.run, o.device)},
+                  {"device", device_facts()},       {"config", config_json(o)},
                   {"benchmarks", json::array()},    {"points", json::array()}};
       for (const auto& b : infos) doc["benchmarks"].push_back(to_json(b));
       for (const auto& r : results) doc["points"].push_back(to_json(r));
@@ -307,6 +322,16 @@ int run_program(int argc, char** argv) {
     to_run = points;
   }
 
+  if (o.processes > 1) {
+    if (channel)
+      throw UsageError("--processes is for a program run alone; under pitot run give --processes to pitot run");
+    for (auto& r : run_replicates(program, argv, o.processes, to_run, o.table)) {
+      any_failed |= r.status == PointStatus::Failed;
+      results.push_back(std::move(r));
+    }
+    write_outputs();
+    return any_failed ? kPointsFailed : kOk;
+  }
   run_points(program, to_run, o.run, [&](const PointResult& r) {
     results.push_back(r);
     any_failed |= r.status == PointStatus::Failed;

@@ -152,6 +152,10 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& p
                        ->expected(0, 1);
   app.add_option("--csv", o.csv_path, "Write one CSV row per point (- for stdout)");
   app.add_flag("--quiet", quiet, "Do not print the table");
+  app.add_option("--processes", o.processes,
+                 "Run the selected points in K separate processes of this program, one after another, and pool "
+                 "each point's samples; the per-process medians are kept for pitot compare")
+      ->check(CLI::Range(1, 1000))->capture_default_str();
   app.add_option("--asv-dir", o.asv_dir, "Write or merge results into this asv results folder");
   app.add_option("--machine", o.machine, "asv machine name (default: from the GPU product, else the CPU model)");
   app.add_option("--commit", o.commit, "Commit hash the results belong to (default: git HEAD of the working directory)");

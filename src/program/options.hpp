@@ -34,6 +34,7 @@ struct Options {
   std::string json_path, csv_path;
   bool table = true;
   std::string asv_dir, machine, commit, env;
+  int processes = 1;  // --processes K: the program runs itself K times and pools (replicate.cpp)
   RunConfig run;
   DeviceOptions device;
 };
