@@ -2,6 +2,8 @@
 
 #include <fstream>
 
+#include "core/bounded_json.hpp"
+#include "driver/files.hpp"
 #include "driver/manifest.hpp"
 #include "output/machine.hpp"
 
@@ -27,10 +29,9 @@ std::optional<AsvConfig> find_asv_config(const std::string& path) {
   } else if (!fs::exists(p, ec)) {
     throw InputError("no asv config at " + path + " (pitot init --dir FOLDER writes FOLDER/asv.conf.json)");
   }
-  std::ifstream in(p);
   json j;
   try {
-    j = json::parse(in, nullptr, true, /*ignore_comments=*/true);
+    j = parse_json_bounded(read_file(p), /*ignore_comments=*/true);
   } catch (const json::exception& e) {
     throw InputError(p.string() + " cannot be read as JSON (" + e.what() +
                      "); pitot reads comments but not the rest of JSON5 (trailing commas, single quotes)");
