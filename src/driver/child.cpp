@@ -35,8 +35,15 @@ ResultMessage parse_result_message(const std::string& line) {
   const nlohmann::json j = parse_json_bounded(valid_utf8(line));
   ResultMessage m;
   m.type = j.at("type").get<std::string>();
-  if (m.type == "point") m.point = point_from_json(j);
-  else if (m.type == "start") m.id = j.at("id").get<int>();
+  try {
+    if (m.type == "point") m.point = point_from_json(j);
+    else if (m.type == "start") m.id = j.at("id").get<int>();
+  } catch (const nlohmann::json::exception&) {
+    throw;
+  } catch (const std::exception& e) {
+    // point_from_json's own refusals (an unknown status...): a protocol break like any other.
+    throw nlohmann::json::other_error::create(501, e.what(), nullptr);
+  }
   return m;
 }
 
@@ -135,8 +142,11 @@ void Child::read_fd(int& fd, std::string& into, bool is_result, bool keep_all) {
           skipping_line_ = true;
           std::string().swap(result_buf_);
         } else {
-          if (result_buf_.capacity() < result_buf_.size() + static_cast<std::size_t>(stop - p))
-            result_buf_.reserve(std::min(spec_.max_line_bytes, 2 * (result_buf_.size() + static_cast<std::size_t>(stop - p))));
+          // A long line gets the whole bound reserved at once: no doubling copy (two buffers
+          // alive) on the way up; only the pages written are resident.
+          if (result_buf_.size() + static_cast<std::size_t>(stop - p) > (std::size_t{1} << 20) &&
+              result_buf_.capacity() < spec_.max_line_bytes)
+            result_buf_.reserve(spec_.max_line_bytes);
           result_buf_.append(p, stop);
         }
       }

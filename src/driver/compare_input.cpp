@@ -283,7 +283,7 @@ json parse_python_json(const std::string& text, const std::string& what) {
   }
   try {
     return json::parse(out);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw InputError(fmt::format("{} is not valid JSON: {}", what, e.what()));
   }
 }
@@ -448,8 +448,9 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       try {
         documents.push_back(parse_python_json(line, "line"));
-      } catch (const InputError&) {
-        throw InputError(fmt::format("{}: line {} is not JSON; expected pitot's --json output", label, number));
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("{}: line {} is not JSON ({}); expected pitot's --json output", label, number,
+                                     e.what()));
       }
     }
   }

@@ -178,7 +178,7 @@ std::optional<json> read_existing(const fs::path& path, int version, bool python
   json doc;
   try {
     doc = python_dialect ? parse_python_json(text) : parse_json_bounded(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw AsvError(path.string() + " is not valid JSON (" + e.what() +
                    "); fix or remove it, then run again. Nothing was written.");
   }

@@ -315,7 +315,7 @@ def case_faults():
         f.write("[" * 50000 + "]" * 50000)
     r = pitot(["compare", full, deep], repo, timeout=60)
     check(r.returncode == 2 and "deeper" in r.stderr, f"compare of 50,000 levels: exit 2 with a message ({r.returncode}: {r.stderr[-300:]})")
-    for text in ("", "  \n", "[]", "[[[]]]", '{"points": []}', '{"a": 1}'):
+    for text in ("", "  \n", "[]", "[[[]]]", '{"points": []}', '{"programs": [{"points": []}]}'):
         empty = os.path.join(repo, "empty.json")
         with open(empty, "w") as f:
             f.write(text)
