@@ -37,6 +37,9 @@ std::optional<AsvConfig> find_asv_config(const std::string& path) {
                      "); pitot reads comments but not the rest of JSON5 (trailing commas, single quotes)");
   }
   if (!j.is_object()) throw InputError(p.string() + " is not a JSON object: is it an asv.conf.json?");
+  for (const char* key : {"results_dir", "repo"})
+    if (j.contains(key) && !j[key].is_string())
+      throw InputError(p.string() + ": \"" + key + "\" is " + j[key].type_name() + ", not a string (a folder)");
   AsvConfig c;
   c.path = p;
   fs::path base = p.parent_path();
