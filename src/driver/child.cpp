@@ -1,5 +1,7 @@
 #include "driver/child.hpp"
 
+#include "core/bounded_json.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -28,6 +30,22 @@ void append_bounded(std::string& into, const char* data, std::size_t n, std::siz
 }
 
 }  // namespace
+
+ResultMessage parse_result_message(const std::string& line) {
+  const nlohmann::json j = parse_json_bounded(valid_utf8(line));
+  ResultMessage m;
+  m.type = j.at("type").get<std::string>();
+  try {
+    if (m.type == "point") m.point = point_from_json(j);
+    else if (m.type == "start") m.id = j.at("id").get<int>();
+  } catch (const nlohmann::json::exception&) {
+    throw;
+  } catch (const std::exception& e) {
+    // point_from_json's own refusals (an unknown status...): a protocol break like any other.
+    throw nlohmann::json::other_error::create(501, e.what(), nullptr);
+  }
+  return m;
+}
 
 std::string tail_lines(const std::string& text, std::size_t max_bytes) {
   std::string t = text;
@@ -98,8 +116,13 @@ void Child::read_fd(int& fd, std::string& into, bool is_result, bool keep_all) {
     }
     if (!is_result) {
       if (keep_all) {
-        if (into.size() + n > spec_.max_line_bytes) line_overflow_ = true;
-        else into.append(buf, n);
+        if (line_overflow_) continue;
+        if (into.size() + n > spec_.max_line_bytes) {
+          line_overflow_ = true;
+          std::string().swap(into);  // give the memory back at once
+        } else {
+          into.append(buf, n);
+        }
       } else {
         append_bounded(into, buf, n, spec_.tail_bytes);
       }
@@ -112,11 +135,19 @@ void Child::read_fd(int& fd, std::string& into, bool is_result, bool keep_all) {
       const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
       const char* stop = nl ? nl : end;
       if (!skipping_line_) {
-        result_buf_.append(p, stop);
-        if (result_buf_.size() > spec_.max_line_bytes) {
+        // Refused as soon as the bound would be passed: the buffer never grows beyond it (nor
+        // does its capacity double past it), and its memory is given back at once.
+        if (result_buf_.size() + static_cast<std::size_t>(stop - p) > spec_.max_line_bytes) {
           line_overflow_ = true;
           skipping_line_ = true;
-          result_buf_.clear();
+          std::string().swap(result_buf_);
+        } else {
+          // A long line gets the whole bound reserved at once: no doubling copy (two buffers
+          // alive) on the way up; only the pages written are resident.
+          if (result_buf_.size() + static_cast<std::size_t>(stop - p) > (std::size_t{1} << 20) &&
+              result_buf_.capacity() < spec_.max_line_bytes)
+            result_buf_.reserve(spec_.max_line_bytes);
+          result_buf_.append(p, stop);
         }
       }
       if (nl) {

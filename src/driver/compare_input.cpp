@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "core/bounded_json.hpp"
+
 namespace pitot::compare {
 
 namespace fs = std::filesystem;
@@ -32,11 +34,14 @@ const std::string kInfToken = "\x01pitot:Infinity";
 const std::string kNegInfToken = "\x01pitot:-Infinity";
 
 std::string read_text(const fs::path& file, const std::string& what) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot read {} {}: no such file, or not readable", what, file.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string text;
+  try {
+    if (!read_file_bounded(file, text))
+      throw InputError(fmt::format("cannot read {} {}: no such file, or not readable", what, file.string()));
+  } catch (const std::length_error& e) {
+    throw InputError(fmt::format("{} {}", what, e.what()));
+  }
+  return text;
 }
 
 bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -228,6 +233,11 @@ std::string python_repr_of(const json& value) {
 }
 
 json parse_python_json(const std::string& text, const std::string& what) {
+  try {
+    check_json_bounds(text);  // the walks over the document recurse: bound its depth first
+  } catch (const json::parse_error& e) {
+    throw InputError(fmt::format("{} is not valid JSON: {}", what, e.what()));
+  }
   std::string out;
   out.reserve(text.size() + 64);
   bool in_string = false;
@@ -273,7 +283,7 @@ json parse_python_json(const std::string& text, const std::string& what) {
   }
   try {
     return json::parse(out);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw InputError(fmt::format("{} is not valid JSON: {}", what, e.what()));
   }
 }
@@ -438,8 +448,9 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       try {
         documents.push_back(parse_python_json(line, "line"));
-      } catch (const InputError&) {
-        throw InputError(fmt::format("{}: line {} is not JSON; expected pitot's --json output", label, number));
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("{}: line {} is not JSON ({}); expected pitot's --json output", label, number,
+                                     e.what()));
       }
     }
   }
@@ -562,12 +573,14 @@ std::optional<json> read_benchmarks_json(const fs::path& results_dir) {
 }
 
 std::optional<ConfigPaths> read_asv_config(const fs::path& config) {
-  std::ifstream in(config);
-  if (!in) return std::nullopt;
+  std::string text;
   try {
-    json j = json::parse(in, nullptr, true, /*ignore_comments=*/true);
+    if (!read_file_bounded(config, text)) return std::nullopt;
+    json j = parse_json_bounded(text, /*ignore_comments=*/true);
     const fs::path dir = config.parent_path();
     return ConfigPaths{dir / j.value("results_dir", "results"), dir / j.value("repo", ".")};
+  } catch (const std::length_error& e) {
+    throw InputError(fmt::format("{}; pass --results-dir", e.what()));
   } catch (const json::exception& e) {
     throw InputError(fmt::format("{} is not readable JSON ({}); pass --results-dir", config.string(), e.what()));
   }
@@ -663,7 +676,29 @@ void read_history(ResultSet& set, const fs::path& head_file, const json* benchma
   }
 }
 
+namespace {
+
+// A side that holds no point (an empty file, `[]`, an object without points) is refused: a CI
+// gate must not pass because the head run produced nothing.
+ResultSet with_points(ResultSet set, const std::string& arg) {
+  if (set.points.empty())
+    throw InputError(fmt::format("{} holds no results (no benchmark point in it): nothing to compare; was the run "
+                                 "that should have written it interrupted or filtered to nothing?",
+                                 arg));
+  return set;
+}
+
+ResultSet load_side_any(const std::string& arg, const DatabaseQuery& query);
+
+}  // namespace
+
 ResultSet load_side(const std::string& arg, const DatabaseQuery& query) {
+  return with_points(load_side_any(arg, query), arg);
+}
+
+namespace {
+
+ResultSet load_side_any(const std::string& arg, const DatabaseQuery& query) {
   const fs::path path(arg);
   if (fs::is_regular_file(path)) {
     const std::string text = read_text(path, "file");
@@ -688,5 +723,7 @@ ResultSet load_side(const std::string& arg, const DatabaseQuery& query) {
   ResultSet set = read_asv_results(file, benchmarks ? &*benchmarks : nullptr);
   return set;
 }
+
+}  // namespace
 
 }  // namespace pitot::compare

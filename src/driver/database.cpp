@@ -2,6 +2,8 @@
 
 #include <fstream>
 
+#include "core/bounded_json.hpp"
+#include "driver/files.hpp"
 #include "driver/manifest.hpp"
 #include "output/machine.hpp"
 
@@ -27,15 +29,17 @@ std::optional<AsvConfig> find_asv_config(const std::string& path) {
   } else if (!fs::exists(p, ec)) {
     throw InputError("no asv config at " + path + " (pitot init --dir FOLDER writes FOLDER/asv.conf.json)");
   }
-  std::ifstream in(p);
   json j;
   try {
-    j = json::parse(in, nullptr, true, /*ignore_comments=*/true);
+    j = parse_json_bounded(read_file(p), /*ignore_comments=*/true);
   } catch (const json::exception& e) {
     throw InputError(p.string() + " cannot be read as JSON (" + e.what() +
                      "); pitot reads comments but not the rest of JSON5 (trailing commas, single quotes)");
   }
   if (!j.is_object()) throw InputError(p.string() + " is not a JSON object: is it an asv.conf.json?");
+  for (const char* key : {"results_dir", "repo"})
+    if (j.contains(key) && !j[key].is_string())
+      throw InputError(p.string() + ": \"" + key + "\" is " + j[key].type_name() + ", not a string (a folder)");
   AsvConfig c;
   c.path = p;
   fs::path base = p.parent_path();

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/bounded_json.hpp"
 #include "driver/manifest.hpp"
 
 namespace fs = std::filesystem;
@@ -31,11 +32,13 @@ void replace_file(const fs::path& path, const std::string& text) {
 }
 
 std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot read " + path.string());
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::string text;
+  try {
+    if (!read_file_bounded(path, text)) throw InputError("cannot read " + path.string());
+  } catch (const std::length_error& e) {
+    throw InputError(e.what());
+  }
+  return text;
 }
 
 }  // namespace pitot::driver

@@ -67,7 +67,8 @@ void setup(CLI::App& root) {
   cmd->add_option("programs", o->inputs, "Programs or folders (default: those of <build-dir>/pitot-manifest.json)");
   cmd->add_option("--build-dir", o->build_dir, "Build folder holding pitot-manifest.json")->capture_default_str();
   cmd->add_option("--filter", o->filter, "Only points whose name matches this regex");
-  cmd->add_option("--axis", o->axes, "Override an axis: name=v1,v2 or benchmark:name=v1,v2 (repeatable)");
+  cmd->add_option("--axis", o->axes, "Override an axis: name=v1,v2 or benchmark:name=v1,v2 (repeatable)")
+      ->allow_extra_args(false);  // one value per flag: the program path stays a positional
   cmd->add_flag("--json", o->json, "Print the programs' lists as one JSON document");
   cmd->callback([o] { run_guarded<InputError>("list", [&] { return list_command(*o); }); });
 }

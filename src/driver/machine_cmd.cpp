@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/bounded_json.hpp"
+
 #include "driver/command.hpp"
 #include "driver/database.hpp"
 #include "driver/files.hpp"
@@ -54,7 +56,7 @@ int machine_command(const MachineOptions& o) {
   json doc = json::object();
   if (fs::exists(path)) {
     try {
-      doc = json::parse(read_file(path));
+      doc = parse_json_bounded(read_file(path));
     } catch (const json::exception& e) {
       throw InputError(path.string() + " is not valid JSON (" + e.what() + "); left as it is: fix or move it away");
     }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/bounded_json.hpp"
 #include "core/engine.hpp"
 #include "driver/child.hpp"
 
@@ -23,15 +24,21 @@ bool is_executable_file(const fs::path& p) {
 }
 
 std::vector<ProgramRef> read_manifest(const fs::path& manifest) {
-  std::ifstream in(manifest);
-  if (!in) {
+  std::string text;
+  bool readable = false;
+  try {
+    readable = read_file_bounded(manifest, text);
+  } catch (const std::length_error& e) {
+    throw InputError(std::string(e.what()) + ": re-run cmake to rewrite it");
+  }
+  if (!readable) {
     throw InputError("no benchmark programs given and no " + manifest.string() +
                      ": run pitot in a build folder (one configured with pitot_add_benchmark), pass "
                      "--build-dir DIR, or name the programs or a folder holding them");
   }
   json j;
   try {
-    j = json::parse(in);
+    j = parse_json_bounded(text);
   } catch (const json::exception& e) {
     throw InputError(manifest.string() + " is not valid JSON (" + e.what() + "): re-run cmake to rewrite it");
   }
@@ -172,7 +179,7 @@ ProgramInfo list_program(const ProgramRef& ref, const std::vector<std::string>& 
     throw InputError(ref.name + " --list --json " + end.describe() + ": " + tail_lines(child.stderr_text()));
   }
   try {
-    return parse_list(ref, json::parse(child.stdout_text()));
+    return parse_list(ref, parse_json_bounded(valid_utf8(child.stdout_text())));
   } catch (const json::exception& e) {
     throw InputError(ref.name + " --list --json did not answer a pitot list (" + e.what() +
                      "): is " + ref.path.string() + " a pitot benchmark program?");

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/bounded_json.hpp"
 #include "driver/command.hpp"
 #include "driver/database.hpp"
 #include "driver/files.hpp"
@@ -34,7 +35,7 @@ json load(const fs::path& path, int version, bool python) {
   json doc;
   try {
     std::string text = read_file(path);
-    doc = python ? parse_python_json(text) : json::parse(text);
+    doc = python ? parse_python_json(text) : parse_json_bounded(text);
   } catch (const json::exception& e) {
     throw InputError(path.string() + " is not valid JSON (" + e.what() + "); nothing was merged");
   }

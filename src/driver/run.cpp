@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "core/bounded_json.hpp"
 #include "core/point_filter.hpp"
 #include "driver/child.hpp"
 #include "driver/command.hpp"
@@ -36,6 +37,7 @@ std::atomic<bool> g_interrupted{false};
 extern "C" void on_interrupt(int) { g_interrupted = true; }
 
 constexpr double kStartupGraceSeconds = 10;  // process start and device init before the first message
+constexpr double kPointGraceSeconds = 2;     // added to a point's own timeout (message and scheduling delays)
 
 struct RunOptions {
   std::vector<std::string> inputs;
@@ -193,8 +195,10 @@ class ProgramRunner {
         fail_all(left, "the program finished without reporting this point");
         continue;
       }
-      if (a.end.exited && a.end.code == 2 && !a.timed_out && a.protocol_error.empty()) {
-        // A usage error repeats on every restart: give up on this batch.
+      if (a.end.exited && a.end.code == 2 && !a.timed_out && a.protocol_error.empty() && !a.got_any) {
+        // A usage error (exit 2 before the program said anything) repeats on every restart: give
+        // up on this batch. Once a point started or was reported, exit 2 came from a benchmark's
+        // body: a crash like any other, charged to the point that was running.
         fail_all(left, "the program refused its command line: " + detail);
         continue;
       }
@@ -247,6 +251,11 @@ class ProgramRunner {
   };
 
   double timeout_of(int id) const { return o_.timeout > 0 ? o_.timeout : by_id_.at(id)->timeout_seconds; }
+  // Where a point's timeout comes from, for the reason of a timed-out point.
+  std::string timeout_source(int id) const {
+    return o_.timeout > 0 ? fmt::format("--timeout {}", o_.timeout)
+                          : fmt::format("the benchmark's .timeout(), {} s", by_id_.at(id)->timeout_seconds);
+  }
 
   std::vector<std::string> child_argv(const std::vector<int>& batch, bool serial) const {
     std::vector<std::string> argv = {program_.ref.path.string(), "--quiet", "--points", id_list(batch)};
@@ -289,6 +298,9 @@ class ProgramRunner {
     auto last = Clock::now();
     double limit = 0;
     bool killed = false;
+    std::map<int, Clock::time_point> started_at;  // started, not yet reported (this child)
+    int last_started = -1;                         // the last message was this point's "start"
+    std::string timeout_reason;
     sink_.progress().running(where_, serial ? by_id_.at(batch.front())->name : "");
     while (child->running()) {
       auto lines = child->wait(std::chrono::milliseconds(100));
@@ -296,31 +308,37 @@ class ProgramRunner {
       for (const auto& line : lines) {
         if (!a.protocol_error.empty()) break;
         try {
-          json j = json::parse(line);
-          std::string type = j.at("type").get<std::string>();
+          ResultMessage m = parse_result_message(line);  // bytes that are not UTF-8 become U+FFFD
+          const std::string& type = m.type;
           if (type == "point") {
-            PointResult p = point_from_json(j);
+            PointResult p = std::move(*m.point);
             if (!asked.count(p.id) || !unreported_.count(p.id)) {
               a.protocol_error = fmt::format("reported point id {} ({}), which was not asked for or came twice", p.id, p.name);
               break;
             }
             p.program = program_.program;  // asv names follow the listing, whatever the child says
             unreported_.erase(p.id);
+            started_at.erase(p.id);
+            last_started = -1;
             a.got_any = true;
             ++a.reported;
             last = Clock::now();
             arrived.push_back(std::move(p));
           } else if (type == "start") {
-            int id = j.at("id").get<int>();
+            int id = m.id;
             a.started.push_back(id);
             a.got_any = true;
             last = Clock::now();
+            if (asked.count(id) && unreported_.count(id)) {
+              started_at[id] = last;
+              last_started = id;
+            }
             if (by_id_.count(id)) sink_.progress().running(where_, by_id_.at(id)->name);
           } else if (type == "done") {
             a.done = true;
           }  // other types: newer programs may send more; ignore them
         } catch (const json::exception& e) {
-          std::string shown = line.size() > 200 ? line.substr(0, 200) + "..." : line;
+          std::string shown = valid_utf8(line.size() > 200 ? line.substr(0, 200) + "..." : line);
           a.protocol_error = fmt::format("wrote something that is not a pitot result line ({}): {}", e.what(), shown);
         }
       }
@@ -334,32 +352,71 @@ class ProgramRunner {
       if (killed) continue;
       if (child->line_overflow() && a.protocol_error.empty())
         a.protocol_error = fmt::format("wrote a result line longer than {} bytes", spec.max_line_bytes);
-      // The watchdog: a point must finish within its timeout; with W points interleaved each
-      // gets 1/W of the time, so the next finish is due within W times the longest timeout.
+      // The watchdog (docs/driver.md, "Isolation"). Every bound below is a point's own timeout
+      // (its .timeout(), or --timeout) times the share of the time it gets.
+      const auto now = Clock::now();
+      const double waited = std::chrono::duration<double>(now - last).count();
       double longest = 0;
+      int longest_id = -1;
       for (int id : batch)
-        if (unreported_.count(id)) longest = std::max(longest, timeout_of(id));
+        if (unreported_.count(id) && timeout_of(id) > longest) longest = timeout_of(id), longest_id = id;
       if (serial) {
+        // One point at a time: the first not reported (or the one announced) runs; the clock
+        // starts at the last message.
         auto next = std::find_if(batch.begin(), batch.end(), [&](int id) { return unreported_.count(id) > 0; });
-        longest = next == batch.end() ? 0 : timeout_of(*next);
+        const int running = last_started >= 0 ? last_started : (next == batch.end() ? -1 : *next);
+        longest = running < 0 ? 0 : timeout_of(running);
+        limit = longest;
+        const double allowed = limit + (a.got_any ? kPointGraceSeconds : kStartupGraceSeconds);
+        if (longest > 0 && waited > allowed)
+          timeout_reason = fmt::format("timed out after {} s ({}; {} s of grace{})", limit, timeout_source(running),
+                                       allowed - limit, a.got_any ? "" : " for process start-up");
+      } else {
+        std::size_t live_cap = 0;
+        for (int id : batch) live_cap += unreported_.count(id);
+        live_cap = std::min<std::size_t>(live_cap, static_cast<std::size_t>(window));
+        // (1) A point's first turn (its setup and first batch) holds the turn: while the window
+        //     still has points to start, the last one announced is the one running, alone.
+        if (last_started >= 0 && started_at.size() < live_cap &&
+            waited > timeout_of(last_started) + kPointGraceSeconds) {
+          limit = timeout_of(last_started);
+          timeout_reason = fmt::format("timed out: {} started and held the turn for more than {} s ({}; {} s of "
+                                       "grace)",
+                                       by_id_.at(last_started)->name, limit, timeout_source(last_started),
+                                       kPointGraceSeconds);
+        }
+        // (2) A started point gets about 1/W of the time: it must finish within W x its timeout.
+        for (const auto& [id, at] : started_at) {
+          if (!timeout_reason.empty()) break;
+          const double share = static_cast<double>(window) * timeout_of(id);
+          if (std::chrono::duration<double>(now - at).count() > share + kPointGraceSeconds) {
+            limit = share;
+            timeout_reason = fmt::format("timed out: {} did not finish within {} s of its start ({} interleaved "
+                                         "points x {}; {} s of grace)",
+                                         by_id_.at(id)->name, share, window, timeout_source(id), kPointGraceSeconds);
+          }
+        }
+        // (3) Without start messages: some point must finish within W x the longest timeout.
+        const double allowed = window * longest + (a.got_any ? kPointGraceSeconds : kStartupGraceSeconds);
+        if (timeout_reason.empty() && longest > 0 && waited > allowed) {
+          limit = window * longest;
+          timeout_reason = fmt::format("timed out: no point finished within {} s ({} interleaved points x the "
+                                       "longest timeout, {}; {} s of grace{})",
+                                       limit, window, timeout_source(longest_id), allowed - limit,
+                                       a.got_any ? "" : " for process start-up");
+        }
       }
-      limit = window * longest;
-      double waited = std::chrono::duration<double>(Clock::now() - last).count();
-      double allowed = limit + (a.got_any ? 0 : kStartupGraceSeconds);
-      if (!a.protocol_error.empty() || g_interrupted || (longest > 0 && waited > allowed)) {
-        a.timed_out = a.protocol_error.empty() && !g_interrupted;
+      if (!a.protocol_error.empty() || g_interrupted || !timeout_reason.empty()) {
+        a.timed_out = a.protocol_error.empty() && !g_interrupted && !timeout_reason.empty();
         child->kill_group();
         killed = true;
       }
       sink_.progress().tick();
     }
     a.end = child->end();
-    a.stderr_tail = child->stderr_text();
+    a.stderr_tail = valid_utf8(child->stderr_text());
     if (a.timed_out) {
-      a.reason = serial ? fmt::format("timed out after {} s (the benchmark's timeout)", limit)
-                        : fmt::format("timed out: no point finished within {} s ({} interleaved points x the "
-                                      "longest timeout)",
-                                      limit, window);
+      a.reason = timeout_reason;
     } else if (!a.protocol_error.empty()) {
       a.reason = "broke the result protocol: it " + a.protocol_error;
     } else if (a.end.exited && (a.end.code == 0 || a.end.code == 1) && !a.done) {
@@ -423,7 +480,8 @@ std::pair<int, int> parse_shard_text(const std::string& text) {
 }
 
 void write_json_file(const std::string& path, const json& doc) {
-  std::string text = doc.dump(1) + "\n";
+  // Belt and braces: any text still not UTF-8 is replaced rather than losing the whole report.
+  std::string text = doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
   if (path == "-") {
     std::fputs(text.c_str(), stdout);
     return;
@@ -591,7 +649,10 @@ void setup(CLI::App& root) {
   cmd->add_option("programs", o->inputs, "Programs or folders to run (default: those of <build-dir>/pitot-manifest.json)");
   cmd->add_option("--build-dir", o->build_dir, "Build folder holding pitot-manifest.json")->capture_default_str();
   cmd->add_option("--filter", o->filter, "Run only points whose name matches this regex (searched)");
-  cmd->add_option("--axis", o->axes, "Override an axis: name=v1,v2 or benchmark:name=v1,v2 (repeatable)");
+  // One value per --axis (repeat the flag): a multi-value option would swallow the program path
+  // that follows it (`pitot run --axis n=64 prog`).
+  cmd->add_option("--axis", o->axes, "Override an axis: name=v1,v2 or benchmark:name=v1,v2 (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--asv-dir", o->asv_dir, "asv results folder (default: results_dir of ./asv.conf.json, else ./asv-results)");
   cmd->add_option("--config", o->config, "asv.conf.json to take results_dir and the git repository from");
   cmd->add_flag("--no-asv", o->no_asv, "Do not write the asv database (use --json for the results)");

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/bounded_json.hpp"
 #include "output/atomic_file.hpp"
 #include "output/machine.hpp"
 
@@ -168,15 +169,16 @@ std::string results_file_text(const json& doc) {
 std::optional<json> read_existing(const fs::path& path, int version, bool python_dialect) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw AsvError("cannot read " + path.string() + ": " + std::strerror(errno));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string text = buffer.str();
+  std::string text;
+  try {
+    if (!read_file_bounded(path, text)) throw AsvError("cannot read " + path.string() + ": " + std::strerror(errno));
+  } catch (const std::length_error& e) {
+    throw AsvError(std::string(e.what()) + "; fix or remove it, then run again. Nothing was written.");
+  }
   json doc;
   try {
-    doc = python_dialect ? parse_python_json(text) : json::parse(text);
-  } catch (const json::parse_error& e) {
+    doc = python_dialect ? parse_python_json(text) : parse_json_bounded(text);
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw AsvError(path.string() + " is not valid JSON (" + e.what() +
                    "); fix or remove it, then run again. Nothing was written.");
   }
@@ -319,6 +321,9 @@ json row_json(const Row& row) {
     for (const auto& cell : row.cells) {
       auto it = cell.find(column);
       json v = it == cell.end() ? json(nullptr) : it->second;
+      // A point never run (not selected by --filter, not reached before Ctrl-C) has no result:
+      // NaN, which asv shows as not run. Only a failed point is null.
+      if (it == cell.end() && column == "result") v = std::numeric_limits<double>::quiet_NaN();
       any = any || !v.is_null();
       list.push_back(v);
     }
@@ -349,7 +354,10 @@ Cell time_cell(const PointResult& p) {
     cell["result"] = kNaN;
     return cell;
   }
-  if (p.status != PointStatus::Ok || !p.stats || p.samples.empty()) return cell;
+  if (p.status != PointStatus::Ok || !p.stats || p.samples.empty()) {
+    cell["result"] = nullptr;  // failed: null, as asv writes a failure
+    return cell;
+  }
   const Stats& s = *p.stats;
   cell["result"] = s.median;
   cell["stats_ci_99_a"] = s.ci99_lo;  // -inf for fewer than 8 samples, as in §5
@@ -364,7 +372,10 @@ Cell time_cell(const PointResult& p) {
 
 Cell track_cell(const PointResult& p, const std::string& track) {
   Cell cell;
-  if (p.status == PointStatus::Failed) return cell;
+  if (p.status == PointStatus::Failed) {
+    cell["result"] = nullptr;
+    return cell;
+  }
   cell["result"] = kNaN;
   if (p.status != PointStatus::Ok) return cell;
   for (const auto& t : p.tracks)
@@ -408,6 +419,7 @@ json string_map(const std::map<std::string, std::string>& m) {
 }  // namespace
 
 nlohmann::json parse_python_json(const std::string& text) {
+  check_json_bounds(text);  // before the recursive walks below
   json doc = json::parse(python_tokens_to_marks(text));
   marks_to_numbers(doc);
   return doc;

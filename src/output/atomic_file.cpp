@@ -7,7 +7,9 @@
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -59,6 +61,43 @@ PendingFile write_temp(const fs::path& target, const std::string& text) {
   return f;
 }
 
+// The writer's PID in ".NAME.tmp-PID-N", or 0 when `name` is not one of our temporary files.
+pid_t temp_file_writer(const std::string& name) {
+  if (name.size() < 2 || name[0] != '.') return 0;
+  const auto at = name.rfind(".tmp-");
+  if (at == std::string::npos) return 0;
+  const std::string rest = name.substr(at + 5);  // PID-N
+  const auto dash = rest.find('-');
+  if (dash == 0 || dash == std::string::npos || dash + 1 == rest.size()) return 0;
+  for (std::size_t i = 0; i < rest.size(); ++i)
+    if (i != dash && (rest[i] < '0' || rest[i] > '9')) return 0;
+  if (dash > 9) return 0;
+  return static_cast<pid_t>(std::stol(rest.substr(0, dash)));
+}
+
+bool process_gone(pid_t pid) { return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH; }
+
+void remove_stale_temp_files(const fs::path& dir) {
+  static std::mutex mutex;
+  static std::set<fs::path> done;  // once per folder and process: a write per point stays cheap
+  {
+    std::lock_guard lock(mutex);
+    if (!done.insert(fs::absolute(dir)).second) return;
+  }
+  std::error_code ec;
+  auto sweep = [](const fs::path& folder) {
+    std::error_code e;
+    for (const auto& entry : fs::directory_iterator(folder, e)) {
+      const std::string name = entry.path().filename().string();
+      const pid_t pid = temp_file_writer(name);
+      if (pid > 0 && pid != ::getpid() && process_gone(pid)) ::unlink(entry.path().c_str());
+    }
+  };
+  sweep(dir);
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.is_directory(ec) && !entry.is_symlink(ec)) sweep(entry.path());
+}
+
 }  // namespace
 
 FolderLock::FolderLock(const fs::path& dir) {
@@ -73,6 +112,7 @@ FolderLock::FolderLock(const fs::path& dir) {
     ::close(fd_);
     throw FileError("cannot lock " + path.string() + ": " + std::strerror(err));
   }
+  remove_stale_temp_files(dir);
 }
 
 FolderLock::~FolderLock() {

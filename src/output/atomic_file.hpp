@@ -17,7 +17,10 @@ struct FileError : std::runtime_error {
 };
 
 // Holds the exclusive lock of a results folder (created when missing) while it lives; blocks
-// until another writer releases it. Throws FileError.
+// until another writer releases it. Throws FileError. The first time a process locks a folder,
+// it removes the temporary files (".NAME.tmp-PID-N") that writers no longer alive left in the
+// folder and its subfolders (a driver killed by SIGKILL between write and rename): under the
+// lock no live writer of this host can be between the two. A PID that is alive is left alone.
 class FolderLock {
  public:
   explicit FolderLock(const std::filesystem::path& dir);

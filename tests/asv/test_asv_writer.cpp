@@ -333,7 +333,7 @@ TEST_F(AsvWriter, SkippedBeforeTheTrackExistedIsNaNInTrackRows) {
   EXPECT_TRUE(std::isnan(row("bench_sort.sort_ints").at("result")[2].get<double>()));
   ASSERT_TRUE(track[2].is_number()) << track.dump();
   EXPECT_TRUE(std::isnan(track[2].get<double>()));
-  EXPECT_TRUE(track[1].is_null());  // never measured
+  EXPECT_TRUE(track[1].is_number() && std::isnan(track[1].get<double>()));  // never measured: NaN, not failed
   EXPECT_TRUE(track[3].is_null());  // failed
 }
 
@@ -344,7 +344,7 @@ TEST_F(AsvWriter, NewVersionDropsOldPoints) {
   write_asv(dir, run, {v2}, {ok_point(v2, 1, 1e-3, 8)});
   json r = row("bench_sort.sort_ints");
   EXPECT_EQ(r.at("version"), "2");
-  EXPECT_TRUE(r.at("result")[0].is_null());
+  EXPECT_TRUE(std::isnan(r.at("result")[0].get<double>()));  // not measured in version 2: NaN (issue 13)
   EXPECT_FALSE(r.at("result")[1].is_null());
   EXPECT_EQ(benchmarks_json().at("bench_sort.sort_ints").at("version"), "2");
 }
@@ -359,7 +359,7 @@ TEST_F(AsvWriter, ChangedAxisValuesKeepMatchingPoints) {
   EXPECT_EQ(r.at("params")[0], json::parse(R"(["100000","5"])"));
   EXPECT_TRUE(std::isnan(r.at("result")[0].get<double>()));  // (100000,sort): was skipped
   EXPECT_TRUE(r.at("result")[1].is_null());                   // (100000,stable): was failed
-  EXPECT_TRUE(r.at("result")[2].is_null());                   // (5,sort): never measured
+  EXPECT_TRUE(std::isnan(r.at("result")[2].get<double>()));  // (5,sort): never measured: NaN, not failed
   EXPECT_FALSE(r.at("result")[3].is_null());
 }
 
@@ -502,3 +502,14 @@ TEST_F(AsvWriter, ConcurrentWritersLoseNothing) {
 }
 
 }  // namespace
+
+// Issue 13: a point never run (not selected by --filter, not reached before Ctrl-C) is NaN (asv:
+// not run), never null (asv: failed), while a failed point stays null.
+TEST_F(AsvWriter, PointsNeverRunAreNaNNotFailed) {
+  write_asv(dir, run, {sort}, {ok_point(sort, 1, 1e-3, 8), other_point(sort, 2, PointStatus::Failed)});
+  json r = row("bench_sort.sort_ints").at("result");
+  EXPECT_TRUE(std::isnan(r[0].get<double>()));
+  EXPECT_FALSE(r[1].is_null());
+  EXPECT_TRUE(r[2].is_null());
+  EXPECT_TRUE(std::isnan(r[3].get<double>()));
+}

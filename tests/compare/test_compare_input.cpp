@@ -264,3 +264,36 @@ TEST(CompareInput, GitRevisionsResolveInTheConfigRepository) {
   EXPECT_THROW(pc::find_results_file(q, "no-such-branch"), pc::InputError);
   EXPECT_THROW(pc::find_results_file(q, "--output=/tmp/x"), pc::InputError);  // never passed to git as an option
 }
+
+// Issue 13: a side without results is refused (a CI gate must not pass on an empty head run),
+// and JSON nested 50,000 levels deep is refused cleanly instead of overflowing the stack.
+namespace {
+
+TEST(CompareInputFaults, SideWithoutResultsIsRefused) {
+  TempDir dir;
+  for (const std::string text : {"", "  \n", "[]", "[[[]]]", R"({"points": []})", R"({"programs": [{"points": []}]})"}) {
+    const fs::path file = dir.path() / "head.json";
+    write(file, text);
+    try {
+      pc::load_side(file.string(), pc::DatabaseQuery{});
+      ADD_FAILURE() << "accepted '" << text << "'";
+    } catch (const pc::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("holds no results"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(CompareInputFaults, DeepNestingIsRefused) {
+  TempDir dir;
+  const fs::path file = dir.path() / "deep.json";
+  write(file, std::string(50000, '[') + std::string(50000, ']'));
+  try {
+    pc::load_side(file.string(), pc::DatabaseQuery{});
+    ADD_FAILURE() << "accepted 50,000 levels";
+  } catch (const pc::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("deeper than"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(pc::parse_python_json(std::string(300, '{'), "x"), pc::InputError);
+}
+
+}  // namespace

@@ -18,6 +18,10 @@
 #define MODE_EARLY_EXIT 6
 #define MODE_STARTUP_CRASH 7
 #define MODE_TRIVIAL 8
+#define MODE_EXIT2 9        // exit(2) inside the body of point 2: a crash, not a usage error
+#define MODE_BAD_BYTES 10   // bytes that are not UTF-8 on stderr and on the result channel
+#define MODE_SETUP_HANG 11  // a second benchmark with .timeout(3) that hangs in its setup
+#define MODE_BIG_LINE 12    // a 300 MiB result line
 
 namespace {
 
@@ -46,6 +50,24 @@ void misbehave() {
 #elif DRIVER_TEST_MODE == MODE_EARLY_EXIT
   std::fflush(nullptr);
   std::_Exit(0);
+#elif DRIVER_TEST_MODE == MODE_EXIT2
+  std::exit(2);
+#elif DRIVER_TEST_MODE == MODE_BAD_BYTES
+  std::fputs("bad bytes: \xff\xfe\xc3 end\n", stderr);
+  std::fflush(stderr);
+  if (const char* fd = std::getenv("PITOT_RESULT_FD")) {
+    std::string junk = "{\"type\": \"\xff\xfe\"} not json \xc0\n";
+    ssize_t n = write(std::atoi(fd), junk.data(), junk.size());
+    (void)n;
+  }
+#elif DRIVER_TEST_MODE == MODE_BIG_LINE
+  if (const char* fd = std::getenv("PITOT_RESULT_FD")) {
+    std::string chunk(1 << 20, 'x');  // 300 x 1 MiB without a newline, from a small buffer
+    for (int k = 0; k < 300; ++k) {
+      ssize_t n = write(std::atoi(fd), chunk.data(), chunk.size());
+      (void)n;
+    }
+  }
 #endif
 }
 
@@ -72,6 +94,15 @@ std::vector<std::int64_t> thousand() {
   return v;
 }
 PITOT_BENCHMARK(work).axis("i", thousand());
+#elif DRIVER_TEST_MODE == MODE_SETUP_HANG
+// `work` keeps the default timeout (60 s); `stuck` hangs before state.exec (its setup).
+void stuck(pitot::State& state) {
+  if (state.get_int("j") == 0)
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  state.exec([] {});
+}
+PITOT_BENCHMARK(work).axis("i", {0, 1, 3, 4});
+PITOT_BENCHMARK(stuck).axis("j", {0}).timeout(3);
 #else
 PITOT_BENCHMARK(work).axis("i", {0, 1, 2, 3, 4}).timeout(1);
 #endif

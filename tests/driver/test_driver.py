@@ -2,7 +2,7 @@
 """End-to-end tests of `pitot run` with programs that misbehave (see misbehave.cpp).
 
 usage: test_driver.py CASE PITOT PROGRAMS_DIR [ASV_CHECK]
-CASE: misbehaving | interrupt | concurrent | tools | first_contact | asv
+CASE: misbehaving | interrupt | concurrent | tools | first_contact | faults | asv
 Each case works in a fresh temporary git repository with `pitot init`'s asv.conf.json.
 """
 import atexit
@@ -172,7 +172,7 @@ def case_interrupt():
         values = row_results(repo, "drv_trivial", results=results)
         check(values is not None, f"{sig.name}: results file readable")
         if values:
-            done = sum(isinstance(v, float) for v in values)
+            done = sum(isinstance(v, float) and math.isfinite(v) for v in values)  # not run: NaN
             check(done >= 15, f"{sig.name}: finished points kept ({done})")
         # No child left running.
         time.sleep(0.5)
@@ -197,7 +197,8 @@ def case_concurrent():
         values = row_results(repo, f"drv_{name}")
         check(values is not None and all(isinstance(v, float) for v in values), f"concurrent {name}: all points kept: {values}")
     values = row_results(repo, "drv_trivial")
-    check(values is not None and sum(isinstance(v, float) for v in values) == 100, "concurrent trivial: 100 points kept")
+    check(values is not None and sum(isinstance(v, float) and math.isfinite(v) for v in values) == 100,
+          "concurrent trivial: 100 points kept")
     return repo
 
 
@@ -270,6 +271,106 @@ def case_first_contact():
     return repo
 
 
+def case_faults():
+    """Issue 13's driver-side faults: each check here failed before its fix."""
+    import resource
+    repo = make_repo()
+    # exit(2) in a body charges only that point; bytes that are not UTF-8 on stderr and on the
+    # result channel do not cost the --json report; a 300 MiB result line is refused early.
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    misbehaving(repo, {
+        "exit2": "exited with code 2",
+        "bad_bytes": "not a pitot result line",
+        "big_line": "longer than",
+    })
+    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    check(peak_mib < 400, f"a 300 MiB result line: the driver's memory stays under 400 MiB (peak {peak_mib:.0f} MiB, "
+                          f"before {before / 1024:.0f})")
+    with open(os.path.join(repo, "bad_bytes.json"), "rb") as f:
+        raw = f.read()
+    check(b"\xef\xbf\xbd" in raw, "bad_bytes: the stray bytes are replaced by U+FFFD in --json")
+    r = pitot(["run", prog("bad_bytes"), "--no-asv"] + FAST, repo, timeout=120)
+    check(r.returncode == 1 and "failed" in r.stdout, f"bad_bytes: the summary is printed ({r.returncode}: {r.stderr[-300:]})")
+
+    # Points never run (not selected by --filter) are NaN in asv, not null (failed).
+    r = pitot(["run", prog("ok"), "--machine", "filterbox", "--filter", r"i=1\]"] + FAST, repo, timeout=60)
+    check(r.returncode == 0, f"--filter run exits 0 ({r.stderr[-300:]})")
+    values = row_results(repo, "drv_ok", machine="filterbox")
+    check(values is not None and isinstance(values[1], float) and math.isfinite(values[1])
+          and all(isinstance(v, float) and math.isnan(v) for i, v in enumerate(values) if i != 1),
+          f"--filter: the points not run are NaN, not null: {values}")
+    # ... and compare does not call them newly failed.
+    full, part = os.path.join(repo, "full.json"), os.path.join(repo, "part.json")
+    pitot(["run", prog("ok"), "--no-asv", "--json", full] + FAST, repo, timeout=60)
+    _, machines = load_results(repo)
+    part_file = [os.path.join(repo, "results", "filterbox", n) for n in os.listdir(os.path.join(repo, "results", "filterbox"))
+                 if n != "machine.json" and n.endswith(".json")][0]
+    r = pitot(["compare", full, part_file], repo, timeout=60)
+    print("--- compare full vs filtered:", r.returncode, r.stdout[-800:], r.stderr[-300:])
+    check("newly failed" not in r.stdout and r.returncode != 1 or "failed" not in r.stdout,
+          f"compare: points not run are not newly failed ({r.returncode}): {r.stdout[-400:]}")
+
+    # compare: deep nesting is refused cleanly (no crash), and so is an input without results.
+    deep = os.path.join(repo, "deep.json")
+    with open(deep, "w") as f:
+        f.write("[" * 50000 + "]" * 50000)
+    r = pitot(["compare", full, deep], repo, timeout=60)
+    check(r.returncode == 2 and "deeper" in r.stderr, f"compare of 50,000 levels: exit 2 with a message ({r.returncode}: {r.stderr[-300:]})")
+    for text in ("", "  \n", "[]", "[[[]]]", '{"points": []}', '{"programs": [{"points": []}]}'):
+        empty = os.path.join(repo, "empty.json")
+        with open(empty, "w") as f:
+            f.write(text)
+        r = pitot(["compare", full, empty], repo, timeout=60)
+        check(r.returncode == 2 and "no results" in r.stderr, f"compare of {text!r}: exit 2, no results ({r.returncode}: {r.stderr[-300:]})")
+    # run and merge refuse a deep database file too, with exit 2.
+    os.makedirs(os.path.join(repo, "deepdb"))
+    with open(os.path.join(repo, "deepdb", "benchmarks.json"), "w") as f:
+        f.write("[" * 50000 + "]" * 50000)
+    r = pitot(["run", prog("ok"), "--machine", "testbox", "--asv-dir", "deepdb"] + FAST, repo, timeout=60)
+    check(r.returncode == 2, f"run into a deeply nested database: exit 2 ({r.returncode}: {r.stderr[-300:]})")
+
+    # --axis takes one value: the program path after it stays a positional.
+    out = os.path.join(repo, "axis.json")
+    r = pitot(["run", "--axis", "i=1", prog("ok"), "--no-asv", "--json", out] + FAST, repo, timeout=60)
+    check(r.returncode == 0, f"run --axis i=1 PROG: exit 0 ({r.returncode}: {r.stderr[-300:]})")
+    if r.returncode == 0:
+        with open(out) as f:
+            check(len(json.load(f)["points"]) == 1, "run --axis i=1 PROG: one point")
+
+    # Stale temporary files of dead writers are removed under the lock; a live writer's stay.
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    mdir = os.path.join(repo, "results", "testbox")
+    os.makedirs(mdir, exist_ok=True)
+    stale = os.path.join(mdir, f".x.json.tmp-{dead.pid}-0")
+    stale_top = os.path.join(repo, "results", f".benchmarks.json.tmp-{dead.pid}-3")
+    live = os.path.join(mdir, f".x.json.tmp-{os.getpid()}-0")
+    for path in (stale, stale_top, live):
+        with open(path, "w") as f:
+            f.write("{")
+    r = pitot(["run", prog("ok"), "--machine", "testbox"] + FAST, repo, timeout=60)
+    check(r.returncode == 0, f"run after a killed driver: exit 0 ({r.stderr[-300:]})")
+    check(not os.path.exists(stale) and not os.path.exists(stale_top), "stale temporary files of a dead writer removed")
+    check(os.path.exists(live), "a live writer's temporary file is left alone")
+
+    # .timeout() per point: `stuck` (.timeout(3)) hangs in its setup beside `work` (60 s). With 2
+    # points interleaved the old bound was 2 x 60 s; now at most 2 x 3 s (+ grace) per point.
+    for extra, source in (([], ".timeout()"), (["--timeout", "3"], "--timeout 3")):
+        out = os.path.join(repo, "setup_hang.json")
+        t0 = time.time()
+        r = pitot(["run", prog("setup_hang"), "--no-asv", "--json", out, "--interleave", "2"] + extra + FAST, repo,
+                  timeout=200)
+        took = time.time() - t0
+        check(r.returncode == 1 and took < 40, f"setup hang {extra}: stopped in {took:.0f} s (< 40), exit {r.returncode}")
+        with open(out) as f:
+            points = {p["name"]: p for p in json.load(f)["points"]}
+        stuck = points.get("stuck[j=0]", {})
+        check(stuck.get("status") == "failed" and "3 s" in stuck.get("reason", "") and source in stuck.get("reason", ""),
+              f"setup hang {extra}: the reason names the 3 s timeout and {source}: {stuck.get('reason')!r}")
+        check(sum(p["status"] == "ok" for p in points.values()) == 4, f"setup hang {extra}: the 4 work points ok")
+    return repo
+
+
 def processes(repo):
     """--processes K: each program K times, samples pooled, per-process medians kept (JSON and asv)."""
     out = os.path.join(repo, "processes.json")
@@ -320,6 +421,8 @@ elif case == "tools":
     case_tools()
 elif case == "first_contact":
     case_first_contact()
+elif case == "faults":
+    case_faults()
 elif case == "asv":
     case_asv(sys.argv[4])
 else:
