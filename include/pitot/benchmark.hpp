@@ -95,7 +95,8 @@ std::optional<BuildFlags> program_build();
 // The build type asv's env name records: CMake's, except that an unoptimized build is named
 // "unoptimized" (or "Debug") whatever CMake says, and an optimized one without a type "none".
 std::string build_type_name(const BuildFlags& build);
-// Mistakes found while registering (an empty axis, a duplicate name); main reports them.
+// Mistakes found while registering (an empty axis, a duplicate benchmark or axis name, a name asv
+// cannot store, a NaN or non-UTF-8 axis value: src/core/text.hpp); main reports them, exit 2.
 std::vector<std::string>& registration_errors();
 
 }  // namespace pitot

@@ -1,5 +1,9 @@
 #include <pitot/benchmark.hpp>
 
+#include <cmath>
+
+#include "core/text.hpp"
+
 
 namespace pitot {
 
@@ -10,6 +14,14 @@ std::deque<BenchmarkDef>& registry() {
 
 Benchmark register_benchmark(std::string name, BenchmarkFn fn, std::string source_file, BuildFlags build) {
   auto& defs = registry();
+  // Refused here, reported by main (exit 2): names asv cannot store, or that would be one row.
+  if (const std::string problem = benchmark_name_problem(name); !problem.empty())
+    registration_errors().push_back(problem);
+  for (const auto& d : defs)
+    if (d.name == name)
+      registration_errors().push_back("benchmark " + escape_non_utf8(name) + " is registered twice (" + d.source_file +
+                                      " and " + source_file +
+                                      "): asv stores one row per name, so one's results would be lost; rename one");
   defs.push_back(BenchmarkDef{std::move(name), std::move(fn), {}, "1", 60.0, std::move(source_file), {}, std::move(build)});
   return Benchmark(defs.back());
 }
@@ -41,12 +53,13 @@ std::vector<std::string>& registration_errors() {
 // Registration runs before main(), where an exception would only terminate: problems are
 // recorded and reported by the program's main.
 Benchmark& Benchmark::fail(const std::string& message) {
-  registration_errors().push_back("benchmark " + def_->name + ": " + message);
+  registration_errors().push_back("benchmark " + escape_non_utf8(def_->name) + ": " + message);
   return *this;
 }
 
 Benchmark& Benchmark::add(Axis a) {
-  if (a.values.empty()) return fail("axis '" + a.name + "' has no values");
+  if (a.values.empty()) return fail("axis '" + escape_non_utf8(a.name) + "' has no values");
+  if (const std::string problem = axis_problem(a); !problem.empty()) return fail(problem);
   for (const auto& existing : def_->axes)
     if (existing.name == a.name) return fail("axis '" + a.name + "' is declared twice");
   def_->axes.push_back(std::move(a));

@@ -1,5 +1,7 @@
 #include "gpu/backend.hpp"
 
+#include "core/text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -103,7 +105,7 @@ void exec(State& state, std::function<void(Launch&)> work) {
   record_kit_info(state, kit);
   std::string unavailable;
   const Clock clock = choose_clock(options.clock, mode, &unavailable);
-  if (!unavailable.empty()) state.set_backend_info("kernel_clock_unavailable", nlohmann::json(unavailable).dump());
+  if (!unavailable.empty()) state.set_backend_info("kernel_clock_unavailable", json_text(nlohmann::json(unavailable)));
   DeviceSampler sampler(kit, mode, clock, options.clock == "kernel", work, rotations, options.graph_launches,
                         options.throttle_ratio);
   state.run(sampler);

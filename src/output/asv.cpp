@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/bounded_json.hpp"
+#include "core/text.hpp"
 #include "output/atomic_file.hpp"
 #include "output/machine.hpp"
 
@@ -98,7 +99,7 @@ void dump_python(const json& j, std::string& out) {
       for (auto it = j.begin(); it != j.end(); ++it) {
         if (!first) out += ", ";
         first = false;
-        out += json(it.key()).dump();
+        out += json_text(json(it.key()));
         out += ": ";
         dump_python(it.value(), out);
       }
@@ -120,11 +121,11 @@ void dump_python(const json& j, std::string& out) {
       double x = j.get<double>();
       if (std::isnan(x)) out += "NaN";
       else if (std::isinf(x)) out += x > 0 ? "Infinity" : "-Infinity";
-      else out += j.dump();
+      else out += json_text(j);
       break;
     }
     default:
-      out += j.dump();
+      out += json_text(j);
   }
 }
 
@@ -142,14 +143,14 @@ std::string results_file_text(const json& doc) {
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     if (!first) out += ",\n";
     first = false;
-    out += json(it.key()).dump() + ": ";
+    out += json_text(json(it.key())) + ": ";
     if (it.key() == "results" && it.value().is_object() && !it.value().empty()) {
       out += "{\n";
       bool first_row = true;
       for (auto row = it.value().begin(); row != it.value().end(); ++row) {
         if (!first_row) out += ",\n";
         first_row = false;
-        out += "  " + json(row.key()).dump() + ": " + dump_python(row.value());
+        out += "  " + json_text(json(row.key())) + ": " + dump_python(row.value());
       }
       out += "\n}";
     } else {
@@ -186,7 +187,7 @@ std::optional<json> read_existing(const fs::path& path, int version, bool python
     throw AsvError(path.string() + " is not a JSON object; fix or remove it. Nothing was written.");
   auto v = doc.find("version");
   if (v == doc.end() || !v->is_number_integer() || v->get<int>() != version) {
-    std::string found = v == doc.end() ? "no version" : "version " + v->dump();
+    std::string found = v == doc.end() ? "no version" : "version " + json_text(*v);
     throw AsvError(path.string() + " has " + found + ", but pitot writes version " +
                    std::to_string(version) + " (asv 0.6); convert it with `asv update` or move it away. " +
                    "Nothing was written.");
@@ -254,7 +255,7 @@ Params params_from_json(const json& j) {
   for (const auto& axis : j) {
     std::vector<std::string> values;
     if (axis.is_array())
-      for (const auto& v : axis) values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+      for (const auto& v : axis) values.push_back(v.is_string() ? v.get<std::string>() : json_text(v));
     params.push_back(std::move(values));
   }
   return params;
@@ -450,6 +451,8 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   for (const auto& b : benchmarks) {
     if (!std::isfinite(b.timeout_seconds))
       throw AsvError(b.full_name() + " has a timeout that is not a finite number");
+    if (const std::string problem = asv_name_length_problem(b.program, b.name); !problem.empty())
+      throw AsvError(problem + ". Nothing was written.");
     by_name[b.full_name()] = &b;
   }
   std::map<std::string, std::vector<const PointResult*>> points_of;
@@ -478,10 +481,10 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   json results_doc = read_existing(results_path, kResultsVersion, true).value_or(json::object());
 
   if (results_doc.contains("commit_hash") && results_doc["commit_hash"] != json(run.commit_hash))
-    throw AsvError(results_path.string() + " holds results of commit " + results_doc["commit_hash"].dump() +
+    throw AsvError(results_path.string() + " holds results of commit " + json_text(results_doc["commit_hash"]) +
                    ", not " + run.commit_hash + "; move it away. Nothing was written.");
   if (results_doc.contains("env_name") && results_doc["env_name"] != json(env))
-    throw AsvError(results_path.string() + " holds results of environment " + results_doc["env_name"].dump() +
+    throw AsvError(results_path.string() + " holds results of environment " + json_text(results_doc["env_name"]) +
                    ", not " + env + "; move it away. Nothing was written.");
   if (results_doc.contains("results") && !results_doc["results"].is_object())
     throw AsvError(results_path.string() + ": \"results\" is not an object. Nothing was written.");
@@ -631,8 +634,8 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   else results_doc[kProcessMediansKey] = process_doc;
 
   as_asv_error([&] {
-    replace_files({{benchmarks_path, bench_doc.dump(2) + "\n"},
-                   {machine_path, machine_doc.dump(2) + "\n"},
+    replace_files({{benchmarks_path, json_text(bench_doc, 2) + "\n"},
+                   {machine_path, json_text(machine_doc, 2) + "\n"},
                    {results_path, results_file_text(results_doc)}});
   });
 }

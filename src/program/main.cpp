@@ -17,6 +17,7 @@
 #include "core/backend.hpp"
 #include "core/engine.hpp"
 #include "core/point_filter.hpp"
+#include "core/text.hpp"
 #include "output/asv.hpp"
 #include "output/console.hpp"
 #include "output/machine.hpp"
@@ -61,7 +62,13 @@ std::vector<PlannedPoint> select_points(std::vector<PlannedPoint> all, const Opt
         throw UsageError(fmt::format("--points: no point {} (this program has {}; see --list)", id, all.size()));
   std::vector<PlannedPoint> chosen;
   for (auto& p : all) {
-    if (filter && !std::regex_search(p.name, *filter)) continue;
+    bool matches = true;
+    try {
+      matches = !filter || std::regex_search(p.name, *filter);
+    } catch (const std::regex_error& e) {  // e.g. error_complexity: too much backtracking
+      throw UsageError("--filter '" + o.filter + "' cannot be matched against '" + p.name + "': " + e.what());
+    }
+    if (!matches) continue;
     if (o.point_ids && std::find(o.point_ids->begin(), o.point_ids->end(), p.id) == o.point_ids->end()) continue;
     if (p.id % o.shard_count != o.shard_index) continue;
     chosen.push_back(std::move(p));
@@ -138,7 +145,7 @@ void print_list(std::ostream& out, const std::string& program, const std::vector
               {"benchmarks", json::array()}, {"points", json::array()}};
     for (const auto& b : infos) j["benchmarks"].push_back(to_json(b));
     for (const auto& p : points) j["points"].push_back({{"id", p.id}, {"name", p.name}, {"benchmark", p.def->name}});
-    out << j.dump(2) << "\n";
+    out << json_text(j, 2) << "\n";
     return;
   }
   for (const auto& b : infos) {
@@ -191,7 +198,7 @@ void write_asv_results(const Options& o, const std::string& program, const std::
   run.machine_facts = host_facts();
   json dev = device_facts();
   if (dev.is_object())
-    for (const auto& [k, v] : dev.items()) run.machine_facts[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    for (const auto& [k, v] : dev.items()) run.machine_facts[k] = v.is_string() ? v.get<std::string>() : json_text(v);
   run.machine = o.machine;
   if (run.machine.empty()) run.machine = device_machine_name();
   if (run.machine.empty()) run.machine = machine_name_from_cpu(run.machine_facts["cpu"]);
@@ -230,6 +237,14 @@ int run_program(int argc, char** argv) {
     for (const auto& e : registration_errors()) std::cerr << program << ": " << e << "\n";
     return kUsage;
   }
+  // asv publish writes one file per benchmark name: refuse a name it could not write.
+  bool too_long = false;
+  for (const auto& d : registry())
+    if (const std::string problem = asv_name_length_problem(program, d.name); !problem.empty()) {
+      std::cerr << program << ": " << problem << "\n";
+      too_long = true;
+    }
+  if (too_long) return kUsage;
   auto parsed = parse_options(argc, argv, program);
   if (!parsed) return kOk;
   Options o = std::move(*parsed);
@@ -273,7 +288,7 @@ int run_program(int argc, char** argv) {
   PointHooks hooks;
   if (backend && backend->bind_thread) hooks.on_thread_start = [backend](const PlannedPoint&) { backend->bind_thread(); };
   // Tells a driver which points are running, so a crash is charged to them alone.
-  hooks.on_point_begin = [&](const PlannedPoint& p) { send(json{{"type", "start"}, {"id", p.id}}.dump()); };
+  hooks.on_point_begin = [&](const PlannedPoint& p) { send(json_text(json{{"type", "start"}, {"id", p.id}})); };
 
   std::vector<PointResult> results;
   bool any_failed = false;
@@ -296,7 +311,7 @@ int run_program(int argc, char** argv) {
                   {"benchmarks", json::array()},    {"points", json::array()}};
       for (const auto& b : infos) doc["benchmarks"].push_back(to_json(b));
       for (const auto& r : results) doc["points"].push_back(to_json(r));
-      write_output(o.json_path, doc.dump(1) + "\n");
+      write_output(o.json_path, json_text(doc, 1) + "\n");
     }
     if (!o.asv_dir.empty()) write_asv_results(o, program, infos, results);
   };
@@ -314,7 +329,7 @@ int run_program(int argc, char** argv) {
                              gpu_points.size() == 1 ? "" : "s", gpu_points.size() == 1 ? "is" : "are");
     for (const auto* p : gpu_points) {
       results.push_back(skipped_result(program, *p, reason));
-      send(to_json(results.back()).dump());
+      send(json_text(to_json(results.back())));
     }
     for (const auto& p : points)
       if (!p.def->build.device) to_run.push_back(p);
@@ -335,7 +350,7 @@ int run_program(int argc, char** argv) {
   run_points(program, to_run, o.run, [&](const PointResult& r) {
     results.push_back(r);
     any_failed |= r.status == PointStatus::Failed;
-    send(to_json(r).dump());
+    send(json_text(to_json(r)));
     if (progress)
       std::cerr << fmt::format("\r[{}/{}] {:<60.60}", results.size(), points.size(), r.name) << std::flush;
     if (backend && backend->device_lost && backend->device_lost()) {

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/text.hpp"
 #include "program/cli_hints.hpp"
 
 namespace pitot::program {
@@ -64,7 +65,10 @@ AxisValue parse_value(const std::string& text, const Axis& axis, const std::stri
         throw bad("a number");
       }
     }
-    case AxisKind::String: return text;
+    case AxisKind::String:
+      if (const std::string problem = axis_value_problem(AxisValue{text}); !problem.empty())
+        throw UsageError("--axis " + axis.name + " of benchmark " + bench + ": '" + escape_non_utf8(text) + "' " + problem);
+      return text;
   }
   return text;
 }

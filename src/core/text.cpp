@@ -1,0 +1,119 @@
+#include "core/text.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace pitot {
+namespace {
+
+// Length of the well-formed UTF-8 sequence starting at s[i], 0 when the byte there starts none.
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte (RFC 3629, table 3-7)
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c == 0xE0) n = 3, lo = 0xA0;
+  else if (c >= 0xE1 && c <= 0xEC) n = 3;
+  else if (c == 0xED) n = 3, hi = 0x9F;
+  else if (c >= 0xEE && c <= 0xEF) n = 3;
+  else if (c == 0xF0) n = 4, lo = 0x90;
+  else if (c >= 0xF1 && c <= 0xF3) n = 4;
+  else if (c == 0xF4) n = 4, hi = 0x8F;
+  else return 0;
+  if (i + n > s.size()) return 0;
+  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  return n;
+}
+
+}  // namespace
+
+bool is_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = utf8_sequence(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string escape_non_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = utf8_sequence(s, i);
+    if (n == 0) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", static_cast<unsigned char>(s[i]));
+      out += buf;
+      ++i;
+    } else {
+      out.append(s, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
+std::string json_text(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string benchmark_name_problem(const std::string& name) {
+  if (name.empty()) return "a benchmark name is empty";
+  const std::string shown = "'" + escape_non_utf8(name) + "'";
+  if (!is_utf8(name))
+    return "the benchmark name " + shown + " is not UTF-8 text; asv and JSON hold UTF-8 only: rename it";
+  if (name.find('.') != std::string::npos)
+    return "the benchmark name " + shown +
+           " has a '.': asv names a benchmark's throughput tracks <name>.items_per_second, <name>.tflops..., so a "
+           "name with a '.' can be the same asv key as another benchmark's track and one time series would be "
+           "lost; rename it without '.' (e.g. with '_')";
+  for (unsigned char c : name) {
+    // asv's file names (util.sanitize_filename) replace these with '_', so "a/b" and "a_b" would be one file.
+    if (c < 0x20 || c == 0x7f || std::string_view("<>:\"/\\^|?*").find(static_cast<char>(c)) != std::string_view::npos) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, c < 0x20 || c == 0x7f ? "\\x%02X" : "%c", c);
+      return "the benchmark name " + shown + " has the character '" + buf +
+             "', which asv replaces with '_' in its file names (two names could become one file); rename it "
+             "with letters, digits and '_'";
+    }
+  }
+  return "";
+}
+
+std::string asv_name_length_problem(const std::string& program, const std::string& name) {
+  const std::size_t bytes = program.size() + 1 + name.size();
+  if (bytes <= kMaxAsvNameBytes) return "";
+  const std::size_t room = program.size() + 1 < kMaxAsvNameBytes ? kMaxAsvNameBytes - program.size() - 1 : 0;
+  const std::string shown = escape_non_utf8(name.substr(0, 40));
+  return "the benchmark name '" + shown + "...' is too long for asv: its asv name " + program + "." +
+         "<name> is " + std::to_string(bytes) + " bytes, over " + std::to_string(kMaxAsvNameBytes) +
+         ". asv publish writes one file per name (<name>.<track>.json) and a file name over 255 bytes makes it "
+         "fail for the whole database; rename the benchmark to at most " + std::to_string(room) +
+         " bytes (or shorten the program's name)";
+}
+
+std::string axis_value_problem(const AxisValue& value) {
+  if (const auto* d = std::get_if<double>(&value); d && !std::isfinite(*d))
+    return "is not a finite number: JSON and asv's params hold finite numbers only (pitot run could not read the "
+           "program's list); give finite values";
+  if (const auto* s = std::get_if<std::string>(&value); s && !is_utf8(*s))
+    return "is not UTF-8 text: JSON and asv hold UTF-8 only; give the value as UTF-8 (ASCII is UTF-8)";
+  return "";
+}
+
+std::string axis_problem(const Axis& axis) {
+  if (axis.name.empty()) return "an axis name is empty";
+  if (!is_utf8(axis.name))
+    return "the axis name '" + escape_non_utf8(axis.name) + "' is not UTF-8 text; JSON and asv hold UTF-8 only: rename it";
+  for (const auto& v : axis.values)
+    if (const std::string problem = axis_value_problem(v); !problem.empty())
+      return "axis '" + axis.name + "': the value " + escape_non_utf8(display_value(v, axis.kind)) + " " + problem;
+  return "";
+}
+
+}  // namespace pitot
