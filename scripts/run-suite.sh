@@ -26,8 +26,11 @@ fi
 rc=0
 (cd "$root" && "$pitot" run "${programs[@]}" --build-dir "$build" --config "$config" "$@") || rc=$?
 
-# The next steps, as commands that work from here.
+# The next steps, as commands that work from here. The commit measured last time is kept beside
+# the database, so a second run can name the pair to compare.
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "")
+previous=$(cat "$asv_dir/.last-run-commit" 2>/dev/null || echo "")
+[ -z "$commit" ] || echo "$commit" > "$asv_dir/.last-run-commit"
 cat <<TXT
 
 The asv database is in $asv_dir/results (one folder per machine, one file per commit and build).
@@ -35,10 +38,14 @@ Look at the history (the first use installs asv $(grep -m1 '^ASV_VERSION=' "$roo
   scripts/pitot-asv --config $config publish
   scripts/pitot-asv --config $config preview
 TXT
-if [ -n "$commit" ]; then
+if [ -n "$previous" ] && [ -n "$commit" ] && [ "$previous" != "$commit" ]; then
   cat <<TXT
-After your next commit, run this script again and ask whether anything got slower (exit 1 if so):
-  $pitot compare $commit HEAD --config $config
+Did anything get slower since the last run (exit 1 if so; --processes 3 on both runs sharpens it)?
+  $pitot compare $previous $commit --config $config
+TXT
+elif [ -n "$commit" ]; then
+  cat <<TXT
+After your next commit, run this script again: it prints the pitot compare command for the two runs.
 TXT
 fi
 exit "$rc"

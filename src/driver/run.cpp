@@ -590,11 +590,15 @@ int run_command(RunOptions o) {
   Sink sink(progress, dir, o.env.empty(), o.processes);
   if (dir) {
     const AsvRun& r = runs.begin()->second;
+    // Only CUDA programs can time with the kernel clock: name its env only when one is here.
+    const bool kernel_clock = o.env.empty() && std::any_of(programs.begin(), programs.end(), [](const ProgramInfo& p) {
+      return p.raw.value("backend", "") == "cuda";
+    });
     progress.note(fmt::format("pitot: {} point{} of {} program{} -> {} (machine {}, commit {}, env {}{})",
                               total * devices.size(), total * devices.size() == 1 ? "" : "s", programs.size(),
                               programs.size() == 1 ? "" : "s", dir->string(), r.machine,
                               r.commit_hash.substr(0, 8), r.env_name,
-                              o.env.empty() ? fmt::format("; kernel-clock rows: {}{}", r.env_name, kKernelClockEnvSuffix) : ""));
+                              kernel_clock ? fmt::format("; kernel-clock rows: {}{}", r.env_name, kKernelClockEnvSuffix) : ""));
     const auto build = r.requirements.find("build_type");
     if (build != r.requirements.end() && (build->second == "unoptimized" || build->second == "Debug"))
       progress.note("pitot: WARNING: the programs were built without optimization: their times are not those of an "
