@@ -79,4 +79,13 @@ for a in 1 2 3; do for b in 1 2 3; do
     --json > "$out/power/cmp-1.00-$a-$b.json" 2> /dev/null
   echo "1.00 $a $b $?" >> "$out/power/exits.txt"
 done; done
+# The clocks tables.
+ncu_args=()
+for point in 'empty_kernel' 'copy_kernel[n=2^16]' 'copy_kernel[n=2^22]' 'copy_kernel[n=2^28]'; do
+  ncu_args+=(--ncu "$point=$out/clocks/ncu-$(echo "$point" | tr -d '[]^=').csv")
+done
+for variant in default kernel events; do
+  python3 "$(dirname "$0")/kernel-clock-summary.py" --runs "$out"/clocks/$variant-*.json \
+    --walls "$out/clocks/walls.txt" "${ncu_args[@]}" > "$out/clocks/summary-$variant.md"
+done
 echo "issue12.sh: done"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarize kernel-clock.sh: per point and clock, the median of the run medians, their spread
+"""Summarize the clocks part of issue12.sh: per point and clock, the median of the run medians, their spread
 ((max - min) / median), the wall time per point, and ncu's gpu__time_duration beside them.
 Standard library only."""
 import argparse
