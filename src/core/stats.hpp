@@ -1,4 +1,4 @@
-// Summary statistics of a sample, computed the way asv_runner does (see ASV-FORMAT.md §5).
+// Summary statistics of a sample, computed the way asv_runner does (docs/asv-format.md §5).
 #pragma once
 
 #include <utility>

@@ -1,5 +1,5 @@
 // The asv results database writer. The format and the reasons behind each rule are in
-// docs/asv-database.md and ASV-FORMAT.md; section numbers below refer to ASV-FORMAT.md.
+// docs/asv-database.md and docs/asv-format.md; section numbers below refer to docs/asv-format.md.
 #include "output/asv.hpp"
 
 #include <cerrno>

@@ -1,4 +1,4 @@
-// The asv results database writer (format: docs/ASV-FORMAT.md, from shared/ASV-FORMAT.md).
+// The asv results database writer (format: docs/asv-format.md).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The asv writer, checked field by field against ASV-FORMAT.md (docs/asv-database.md).
+// The asv writer, checked field by field against docs/asv-format.md (docs/asv-database.md).
 #include <gtest/gtest.h>
 
 #include <unistd.h>

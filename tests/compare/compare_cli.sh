@@ -82,7 +82,7 @@ grep -q "pip install asv==0.6.6" "$tmp/err" || fail "pitot-asv: no install comma
 "$pitot_asv" --help >/dev/null 2>&1 || fail "pitot-asv --help"
 
 # 5. The helper with the real asv, on the sample database and a repository holding its commits
-#    (the same fixed commits as shared/asv-sample/make-repo.sh makes).
+#    (fixed commits, as the sample database in tests/compare/data expects).
 asv=${PITOT_ASV_VENV:-$build/.venv-asv}/bin/asv
 if [ -x "$asv" ]; then
   sample=$tmp/sample

@@ -38,7 +38,7 @@ TEST(Stats, TwentySamplesInterval) {
 }
 
 TEST(Stats, EightSamplesGiveMinAndMax) {
-  // ASV-FORMAT.md §5: for n = 8 the interval is exactly [min, max].
+  // docs/asv-format.md §5: for n = 8 the interval is exactly [min, max].
   auto s = compute_stats({5, 1, 4, 8, 2, 7, 3, 6});
   EXPECT_DOUBLE_EQ(s.ci99_lo, 1);
   EXPECT_DOUBLE_EQ(s.ci99_hi, 8);

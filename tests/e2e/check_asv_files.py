@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks an asv results folder written by the example program, field by field (ASV-FORMAT.md).
+"""Checks an asv results folder written by the example program, field by field (docs/asv-format.md).
 
 usage: check_asv_files.py RESULTS_DIR FIRST_COMMIT SECOND_COMMIT RUN_JSON
 """
@@ -123,7 +123,7 @@ def main():
         for f in failures:
             print("  -", f)
         sys.exit(1)
-    print("asv files check: all fields as ASV-FORMAT.md says")
+    print("asv files check: all fields as docs/asv-format.md says")
 
 
 if __name__ == "__main__":

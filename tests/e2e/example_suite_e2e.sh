@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the example program into a temporary asv folder for two commits of a throwaway git repo,
-# checks every file against ASV-FORMAT.md, then has the real asv publish/compare/show it.
+# checks every file against docs/asv-format.md, then has the real asv publish/compare/show it.
 set -euo pipefail
 prog=$1 asv_check=$2 python=$3
 here=$(cd "$(dirname "$0")" && pwd)
