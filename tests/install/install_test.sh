@@ -24,7 +24,7 @@ if [ "$build_type" = default ]; then
   grep -q '"optimized": false' <<<"$out" || { echo "--json lacks \"optimized\": false"; exit 1; }
   head -1 <<<"$table" | grep -q "^WARNING: bench_installed was built without optimization" ||
     { echo "the table does not start with the warning: $table"; exit 1; }
-  [[ $env_file == *-unoptimized.json || $env_file == *-unoptimized-cuda* ]] ||
+  [[ $env_file == *-unoptimized.json || $env_file == *-unoptimized-* ]] ||
     { echo "env name does not say unoptimized: $env_file"; exit 1; }
 else
   grep -q '"optimized": true' <<<"$out" && grep -q '"build_type": "Release"' <<<"$out" ||
