@@ -97,16 +97,10 @@ void fill_machine(AsvRun& run, const std::string& machine_option, const json& de
       run.machine_facts[k] = v.is_string() ? v.get<std::string>() : v.dump();
     }
   }
+  // The same rule as a program's own --asv-dir: the GPU product the backend reports as "gpu".
   std::string name = machine_option;
-  if (name.empty() && device.is_object() && device.contains("machine") && device["machine"].is_string())
-    name = device["machine"].get<std::string>();
-  if (name.empty() && device.is_object()) {
-    for (const char* key : {"gpu", "name", "product"})
-      if (device.contains(key) && device[key].is_string()) {
-        name = machine_name_from_gpu(device[key].get<std::string>());
-        break;
-      }
-  }
+  if (name.empty() && device.is_object() && device.contains("gpu") && device["gpu"].is_string())
+    name = machine_name_from_gpu(device["gpu"].get<std::string>());
   if (name.empty()) name = machine_name_from_cpu(run.machine_facts["cpu"]);
   try {
     run.machine = checked_name("machine", name);
