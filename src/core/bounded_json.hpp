@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/utf8.hpp"
+
 namespace pitot {
 
 // Deeper than any file pitot or asv writes (asv results: 4 levels; pitot --json: 6).
@@ -77,31 +79,10 @@ inline bool read_file_bounded(const std::filesystem::path& path, std::string& ou
 inline std::string valid_utf8(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t n = text.size();
-  for (std::size_t i = 0; i < n;) {
-    const unsigned char c = s[i];
-    std::size_t len = 0;
-    unsigned lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
-    if (c < 0x80) len = 1;
-    else if (c >= 0xC2 && c <= 0xDF) len = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;  // no surrogates
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    }
-    bool ok = len > 0 && i + len <= n;
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      const unsigned b = s[i + k];
-      ok = k == 1 ? (b >= lo && b <= hi) : (b >= 0x80 && b <= 0xBF);
-    }
-    if (ok) {
-      out.append(text.substr(i, len));
-      i += len;
+  for (std::size_t i = 0; i < text.size();) {
+    if (const std::size_t n = utf8_sequence(text, i); n > 0) {
+      out.append(text.substr(i, n));
+      i += n;
     } else {
       out += "\xEF\xBF\xBD";
       ++i;
