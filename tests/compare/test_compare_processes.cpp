@@ -11,23 +11,13 @@
 #include <gtest/gtest.h>
 
 #include "driver/compare_stats.hpp"
+#include "noise.hpp"
 
 namespace pc = pitot::compare;
 
 namespace {
 
-class Noise {
- public:
-  explicit Noise(std::uint64_t seed) : rng_(seed) {}
-  double uniform() { return (static_cast<double>(rng_() >> 11) + 0.5) * 0x1.0p-53; }
-  double normal() {
-    const double u1 = uniform(), u2 = uniform();
-    return std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
-  }
-
- private:
-  std::mt19937_64 rng_;
-};
+using pitot::compare::testing::Noise;
 
 // How the synthetic processes scatter. Assumptions (docs/compare.md, "Tests"):
 // - each process carries an offset: log-normal with sd `process_sd` (the H200's µs points: 1.4-2.3%

@@ -10,27 +10,13 @@
 #include <gtest/gtest.h>
 
 #include "driver/compare_stats.hpp"
+#include "noise.hpp"
 
 namespace pc = pitot::compare;
 
 namespace {
 
-// A seeded generator with its own normal draw (Box-Muller), so the trial counts below are the
-// same with every standard library.
-class Noise {
- public:
-  explicit Noise(std::uint64_t seed) : rng_(seed) {}
-  double uniform() { return (static_cast<double>(rng_() >> 11) + 0.5) * 0x1.0p-53; }
-  double normal() {
-    const double u1 = uniform(), u2 = uniform();
-    return std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
-  }
-  // A timing: `median` with log-normal spread `sigma`.
-  double lognormal(double median, double sigma) { return median * std::exp(sigma * normal()); }
-
- private:
-  std::mt19937_64 rng_;
-};
+using pitot::compare::testing::Noise;
 
 std::vector<double> lognormal_samples(Noise& noise, int n, double median, double sigma) {
   std::vector<double> v(n);
