@@ -73,18 +73,25 @@ def torch_rows(paths):
     return rows
 
 
+def ncu_durations(path):
+    """Seconds of each launch in `ncu --csv --page raw --metrics gpu__time_duration.sum` output (ns).
+    Also used by scripts/device/kernel-clock-summary.py."""
+    durations = []
+    with open(path) as f:
+        for r in csv.DictReader([l for l in f if l.startswith('"')]):
+            try:
+                durations.append(float(r.get("gpu__time_duration.sum", "").replace(",", "")) * 1e-9)
+            except ValueError:
+                continue  # the units row
+    return durations
+
+
 def ncu_rows(specs):
     """POINT=FILE pairs of `ncu --csv --page raw --metrics gpu__time_duration.sum` output."""
     rows = []
     for spec in specs:
         point, _, path = spec.rpartition("=")  # point names hold '=' too; paths here do not
-        durations = []
-        with open(path) as f:
-            for r in csv.DictReader([l for l in f if l.startswith('"')]):
-                try:
-                    durations.append(float(r.get("gpu__time_duration.sum", "").replace(",", "")) * 1e-9)
-                except ValueError:
-                    continue  # the units row
+        durations = ncu_durations(path)
         if durations:
             rows.append({"tool": "ncu gpu__time_duration", "work": point, "median": statistics.median(durations),
                          "spread": spread(durations), "runs": len(durations), "tbps": None, "wall": float("nan"),

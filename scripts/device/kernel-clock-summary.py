@@ -3,10 +3,14 @@
 ((max - min) / median), the wall time per point, and ncu's gpu__time_duration beside them.
 Standard library only."""
 import argparse
-import csv
 import json
+import os
 import statistics
+import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compare-timers"))
+from summarize import ncu_durations  # noqa: E402  (the one reader of ncu's CSV)
 
 
 def ncu_medians(specs):
@@ -14,14 +18,8 @@ def ncu_medians(specs):
     out = {}
     for spec in specs:
         point, _, path = spec.rpartition("=")  # point names hold '=' too; paths do not
-        durations = []
         try:
-            with open(path) as f:
-                for r in csv.DictReader([l for l in f if l.startswith('"')]):
-                    try:
-                        durations.append(float(r.get("gpu__time_duration.sum", "").replace(",", "")) * 1e-9)
-                    except ValueError:
-                        continue  # the units row
+            durations = ncu_durations(path)
         except OSError:
             continue
         if durations:
