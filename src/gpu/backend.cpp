@@ -1,5 +1,6 @@
 #include "gpu/backend.hpp"
 
+#include "core/stats.hpp"
 #include "core/text.hpp"
 
 #include <algorithm>
@@ -52,8 +53,7 @@ Clock choose_clock(const std::string& asked, Mode mode, std::string* unavailable
 double median(std::vector<double> v) {
   if (v.empty()) return std::nan("");
   std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+  return quantile_sorted(v, 0.5);
 }
 
 // The point's "kernel_clock" object (docs/cuda-backend.md, "The kernel clock").
