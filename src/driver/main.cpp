@@ -5,30 +5,24 @@
 
 #include <fmt/format.h>
 
-#include "driver/command.hpp"
+#include "driver/commands.hpp"
+#include "driver/common/command.hpp"
 #include "program/cli_hints.hpp"
-
-namespace pitot::driver {
-std::vector<Command>& commands() {
-  static std::vector<Command> list;
-  return list;
-}
-int& exit_code() {
-  static int code = kOk;
-  return code;
-}
-}  // namespace pitot::driver
 
 int main(int argc, char** argv) {
   using namespace pitot::driver;
   CLI::App app{"pitot: measure GPU kernels, keep their history in an asv database, gate CI on regressions"};
   app.set_version_flag("--version", "pitot " PITOT_VERSION);
-  auto& list = commands();
-  std::sort(list.begin(), list.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
+  // In the order `pitot --help` lists them.
+  const std::vector<std::pair<std::string, void (*)(CLI::App&)>> commands = {
+      {"compare", compare::add_compare_command}, {"init", run::add_init_command},
+      {"list", run::add_list_command},           {"machine", run::add_machine_command},
+      {"merge", run::add_merge_command},         {"profile", profile::add_profile_command},
+      {"run", run::add_run_command}};
   std::vector<std::string> names;
-  for (const auto& c : list) {
-    c.setup(app);
-    names.push_back(c.name);
+  for (const auto& [name, add] : commands) {
+    add(app);
+    names.push_back(name);
   }
   // The first word names the command; say so in words when it does not (CLI11 would only say
   // "A subcommand is required" or list the extra arguments).

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <random>
 
-namespace pitot::compare::testing {
+namespace pitot::driver::compare::testing {
 
 class Noise {
  public:
@@ -23,4 +23,4 @@ class Noise {
   std::mt19937_64 rng_;
 };
 
-}  // namespace pitot::compare::testing
+}  // namespace pitot::driver::compare::testing

@@ -9,10 +9,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "driver/compare_input.hpp"
+#include "driver/compare/input.hpp"
 #include "temp_dir.hpp"
 
-namespace pc = pitot::compare;
+namespace pc = pitot::driver::compare;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -56,10 +56,10 @@ TEST(CompareInput, PythonJsonTokensOutsideStringsOnly) {
   EXPECT_EQ(j["s"], "NaN and Infinity stay text");
   EXPECT_EQ(j["q"], "a \"NaN\" b");
   EXPECT_EQ(pc::json_number(j["NaN"]), -INFINITY);  // a key named NaN is a string, its value a token
-  EXPECT_THROW(pc::parse_python_json("{\"a\": [1, 2}", "broken.json"), pc::InputError);
+  EXPECT_THROW(pc::parse_python_json("{\"a\": [1, 2}", "broken.json"), pitot::driver::InputError);
   try {
     pc::parse_python_json("{\"a\": nope}", "broken.json");
-  } catch (const pc::InputError& e) {
+  } catch (const pitot::driver::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("broken.json"), std::string::npos) << e.what();
   }
 }
@@ -73,16 +73,16 @@ TEST(CompareInput, SampleDatabaseFindsCommitsByPrefix) {
   try {
     pc::find_results_file(q, "deadbeef");
     FAIL() << "an unknown commit was accepted";
-  } catch (const pc::InputError& e) {
+  } catch (const pitot::driver::InputError& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("unknown commit 'deadbeef'"), std::string::npos) << m;
     EXPECT_NE(m.find("0d9a5811, 90932e64"), std::string::npos) << m;  // says what is there
   }
   // A longer prefix must match the full hash inside the file, not only the 8 in its name.
-  EXPECT_THROW(pc::find_results_file(q, "0d9a5811ffff"), pc::InputError);
-  EXPECT_THROW(pc::find_results_file({kData / "results", "other-box", "", {}}, "0d9a5811"), pc::InputError);
-  EXPECT_THROW(pc::find_results_file({kData / "results", "", "no-such-env", {}}, "0d9a5811"), pc::InputError);
-  EXPECT_THROW(pc::find_results_file({kData / "missing", "", "", {}}, "0d9a5811"), pc::InputError);
+  EXPECT_THROW(pc::find_results_file(q, "0d9a5811ffff"), pitot::driver::InputError);
+  EXPECT_THROW(pc::find_results_file({kData / "results", "other-box", "", {}}, "0d9a5811"), pitot::driver::InputError);
+  EXPECT_THROW(pc::find_results_file({kData / "results", "", "no-such-env", {}}, "0d9a5811"), pitot::driver::InputError);
+  EXPECT_THROW(pc::find_results_file({kData / "missing", "", "", {}}, "0d9a5811"), pitot::driver::InputError);
 }
 
 TEST(CompareInput, SeveralMachinesOrEnvsMustBeNamed) {
@@ -95,13 +95,13 @@ TEST(CompareInput, SeveralMachinesOrEnvsMustBeNamed) {
   try {
     pc::find_results_file({results, "", "", {}}, "12345678");
     FAIL();
-  } catch (const pc::InputError& e) {
+  } catch (const pitot::driver::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("several machines (a100, h200)"), std::string::npos) << e.what();
   }
   try {
     pc::find_results_file({results, "h200", "", {}}, "12345678");
     FAIL();
-  } catch (const pc::InputError& e) {
+  } catch (const pitot::driver::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("several environments (clang, gcc)"), std::string::npos) << e.what();
   }
   EXPECT_EQ(pc::find_results_file({results, "h200", "gcc", {}}, "1234").filename(), "12345678-gcc.json");
@@ -163,13 +163,13 @@ TEST(CompareInput, OldOrForeignFilesAreRefused) {
   try {
     pc::read_asv_results(tmp.path() / "v1.json", nullptr);
     FAIL();
-  } catch (const pc::InputError& e) {
+  } catch (const pitot::driver::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("asv update"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(pc::read_asv_results(tmp.path() / "missing.json", nullptr), pc::InputError);
+  EXPECT_THROW(pc::read_asv_results(tmp.path() / "missing.json", nullptr), pitot::driver::InputError);
   write(tmp.path() / "other.json", R"({"hello": 1})");
-  EXPECT_THROW(pc::load_side((tmp.path() / "other.json").string(), {}), pc::InputError);
-  EXPECT_THROW(pc::load_side((tmp.path() / "nope.json").string(), {}), pc::InputError);
+  EXPECT_THROW(pc::load_side((tmp.path() / "other.json").string(), {}), pitot::driver::InputError);
+  EXPECT_THROW(pc::load_side((tmp.path() / "nope.json").string(), {}), pitot::driver::InputError);
 }
 
 TEST(CompareInput, PitotTracksBesideTheirTimeRowAreDerived) {
@@ -214,11 +214,11 @@ TEST(CompareInput, PitotJsonOutputAndProtocolLines) {
   ASSERT_EQ(streamed.points.size(), 1u);
   EXPECT_EQ(streamed.points[0].key, "p.b(1)");
   EXPECT_EQ(streamed.points[0].display, "p.b[x=1]");
-  EXPECT_THROW(pc::pitot_json_from_text("{\"points\": [{\"status\": \"ok\"}]}", "no-name"), pc::InputError);
-  EXPECT_THROW(pc::pitot_json_from_text("not json\n", "garbage"), pc::InputError);
+  EXPECT_THROW(pc::pitot_json_from_text("{\"points\": [{\"status\": \"ok\"}]}", "no-name"), pitot::driver::InputError);
+  EXPECT_THROW(pc::pitot_json_from_text("not json\n", "garbage"), pitot::driver::InputError);
   const std::string twice =
       R"({"program": "p", "points": [{"name": "a", "samples": [1]}, {"name": "a", "samples": [1]}]})";
-  EXPECT_THROW(pc::pitot_json_from_text(twice, "dup"), pc::InputError);
+  EXPECT_THROW(pc::pitot_json_from_text(twice, "dup"), pitot::driver::InputError);
 }
 
 TEST(CompareInput, UnitDirection) {
@@ -261,8 +261,8 @@ TEST(CompareInput, GitRevisionsResolveInTheConfigRepository) {
   pc::DatabaseQuery q{results, "", "", repo};
   EXPECT_EQ(pc::find_results_file(q, "HEAD~1").filename(), rev("HEAD~1").substr(0, 8) + "-env.json");
   EXPECT_EQ(pc::find_results_file(q, "HEAD").filename(), rev("HEAD").substr(0, 8) + "-env.json");
-  EXPECT_THROW(pc::find_results_file(q, "no-such-branch"), pc::InputError);
-  EXPECT_THROW(pc::find_results_file(q, "--output=/tmp/x"), pc::InputError);  // never passed to git as an option
+  EXPECT_THROW(pc::find_results_file(q, "no-such-branch"), pitot::driver::InputError);
+  EXPECT_THROW(pc::find_results_file(q, "--output=/tmp/x"), pitot::driver::InputError);  // never passed to git as an option
 }
 
 // Issue 13: a side without results is refused (a CI gate must not pass on an empty head run),
@@ -277,7 +277,7 @@ TEST(CompareInputFaults, SideWithoutResultsIsRefused) {
     try {
       pc::load_side(file.string(), pc::DatabaseQuery{});
       ADD_FAILURE() << "accepted '" << text << "'";
-    } catch (const pc::InputError& e) {
+    } catch (const pitot::driver::InputError& e) {
       EXPECT_NE(std::string(e.what()).find("holds no results"), std::string::npos) << e.what();
     }
   }
@@ -290,10 +290,10 @@ TEST(CompareInputFaults, DeepNestingIsRefused) {
   try {
     pc::load_side(file.string(), pc::DatabaseQuery{});
     ADD_FAILURE() << "accepted 50,000 levels";
-  } catch (const pc::InputError& e) {
+  } catch (const pitot::driver::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("deeper than"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(pc::parse_python_json(std::string(300, '{'), "x"), pc::InputError);
+  EXPECT_THROW(pc::parse_python_json(std::string(300, '{'), "x"), pitot::driver::InputError);
 }
 
 }  // namespace

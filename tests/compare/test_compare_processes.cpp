@@ -10,14 +10,14 @@
 
 #include <gtest/gtest.h>
 
-#include "driver/compare_stats.hpp"
+#include "driver/compare/stats.hpp"
 #include "noise.hpp"
 
-namespace pc = pitot::compare;
+namespace pc = pitot::driver::compare;
 
 namespace {
 
-using pitot::compare::testing::Noise;
+using pitot::driver::compare::testing::Noise;
 
 // How the synthetic processes scatter. Assumptions (docs/compare.md, "Tests"):
 // - each process carries an offset: log-normal with sd `process_sd` (the H200's µs points: 1.4-2.3%

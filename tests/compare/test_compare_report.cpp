@@ -9,11 +9,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "driver/compare_report.hpp"
-#include "driver/compare_run.hpp"
+#include "driver/compare/report.hpp"
+#include "driver/compare/run.hpp"
 #include "temp_dir.hpp"
 
-namespace pc = pitot::compare;
+namespace pc = pitot::driver::compare;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -260,10 +260,10 @@ TEST(CompareReport, ThresholdParsing) {
   EXPECT_DOUBLE_EQ(pc::parse_threshold("2%"), 0.02);
   EXPECT_DOUBLE_EQ(pc::parse_threshold("0.05"), 0.05);
   EXPECT_DOUBLE_EQ(pc::parse_threshold("0"), 0.0);
-  EXPECT_THROW(pc::parse_threshold("5"), pc::InputError);  // 500%? say 5%
-  EXPECT_THROW(pc::parse_threshold("-1%"), pc::InputError);
-  EXPECT_THROW(pc::parse_threshold("two"), pc::InputError);
-  EXPECT_THROW(pc::parse_threshold(""), pc::InputError);
+  EXPECT_THROW(pc::parse_threshold("5"), pitot::driver::InputError);  // 500%? say 5%
+  EXPECT_THROW(pc::parse_threshold("-1%"), pitot::driver::InputError);
+  EXPECT_THROW(pc::parse_threshold("two"), pitot::driver::InputError);
+  EXPECT_THROW(pc::parse_threshold(""), pitot::driver::InputError);
 }
 
 TEST(CompareReport, ValuesForPeople) {

@@ -9,14 +9,14 @@
 
 #include <gtest/gtest.h>
 
-#include "driver/compare_stats.hpp"
+#include "driver/compare/stats.hpp"
 #include "noise.hpp"
 
-namespace pc = pitot::compare;
+namespace pc = pitot::driver::compare;
 
 namespace {
 
-using pitot::compare::testing::Noise;
+using pitot::driver::compare::testing::Noise;
 
 std::vector<double> lognormal_samples(Noise& noise, int n, double median, double sigma) {
   std::vector<double> v(n);

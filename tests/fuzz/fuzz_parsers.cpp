@@ -23,10 +23,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/bounded_json.hpp"
-#include "driver/child.hpp"
-#include "driver/compare_input.hpp"
-#include "driver/database.hpp"
-#include "driver/manifest.hpp"
+#include "driver/common/child.hpp"
+#include "driver/compare/input.hpp"
+#include "driver/common/database.hpp"
+#include "driver/common/manifest.hpp"
 #include "output/asv.hpp"
 
 namespace fs = std::filesystem;
@@ -165,25 +165,24 @@ void run_one(const std::string& target, const std::string& data, const Scratch& 
       bool have_benchmarks = false;
       if (cut != std::string::npos) {
         try {
-          benchmarks = pitot::compare::parse_python_json(data.substr(cut + 1), "benchmarks");
+          benchmarks = pitot::driver::compare::parse_python_json(data.substr(cut + 1), "benchmarks");
           have_benchmarks = true;
-        } catch (const pitot::compare::InputError&) {
+        } catch (const pitot::driver::InputError&) {
         }
       }
-      json results = pitot::compare::parse_python_json(data.substr(0, cut), "results");
-      pitot::compare::asv_results_from_json(results, have_benchmarks ? &benchmarks : nullptr, "fuzz");
+      json results = pitot::driver::compare::parse_python_json(data.substr(0, cut), "results");
+      pitot::driver::compare::asv_results_from_json(results, have_benchmarks ? &benchmarks : nullptr, "fuzz");
     } else if (target == "pitot_json") {
       const fs::path p = scratch.write("side.json", data);
-      pitot::compare::load_side(p.string(), pitot::compare::DatabaseQuery{});
+      pitot::driver::compare::load_side(p.string(), pitot::driver::compare::DatabaseQuery{});
     } else if (target == "asv_conf") {
       const fs::path p = scratch.write("asv.conf.json", data);
       try {
         pitot::driver::find_asv_config(p.string());
       } catch (const InputError&) {
       }
-      pitot::compare::read_asv_config(p);
+      pitot::driver::compare::read_asv_config(p);
     }
-  } catch (const pitot::compare::InputError&) {
   } catch (const pitot::driver::InputError&) {
   }
 }

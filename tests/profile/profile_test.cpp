@@ -10,12 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "driver/profile_noise.hpp"
-#include "driver/profile_package.hpp"
-#include "driver/profile_process.hpp"
-#include "driver/profile_summary.hpp"
-#include "driver/profile_tools.hpp"
-#include "driver/profile_trace.hpp"
+#include "driver/profile/noise.hpp"
+#include "driver/profile/package.hpp"
+#include "driver/profile/process.hpp"
+#include "driver/profile/summary.hpp"
+#include "driver/profile/tools.hpp"
+#include "driver/profile/trace.hpp"
 
 namespace fs = std::filesystem;
 using namespace pitot::driver::profile;

@@ -1,0 +1,29 @@
+// What every pitot command shares: the exit code its callback sets and the guard that turns bad
+// input into a message and kUsage. The commands themselves are listed in driver/commands.hpp.
+#pragma once
+
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "driver/common/errors.hpp"
+
+namespace pitot::driver {
+
+// The exit code the command that ran sets (CLI11 callbacks return nothing).
+int& exit_code();
+
+// The body of a command's callback: runs `body` (which returns the exit code) and sets
+// exit_code(). An InputError is bad input the user can fix: it is printed as "pitot <command>:
+// <message>" and gives kUsage. Other exceptions go on to main(), which prints them.
+template <class Body>
+void run_guarded(const char* command, Body&& body) {
+  try {
+    exit_code() = body();
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "pitot %s: %s\n", command, e.what());
+    exit_code() = kUsage;
+  }
+}
+
+}  // namespace pitot::driver

@@ -1,0 +1,44 @@
+#include "driver/common/files.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/bounded_json.hpp"
+#include "driver/common/manifest.hpp"
+
+namespace fs = std::filesystem;
+
+namespace pitot::driver {
+
+namespace {
+
+template <class Body>
+void as_input_error(Body&& body) {
+  try {
+    body();
+  } catch (const FileError& e) {
+    throw InputError(e.what());
+  }
+}
+
+}  // namespace
+
+FolderLock::FolderLock(const fs::path& dir) {
+  as_input_error([&] { lock_.emplace(dir); });
+}
+
+void replace_file(const fs::path& path, const std::string& text) {
+  as_input_error([&] { pitot::replace_file(path, text); });
+}
+
+std::string read_file(const fs::path& path) {
+  std::string text;
+  try {
+    if (!read_file_bounded(path, text)) throw InputError("cannot read " + path.string());
+  } catch (const std::length_error& e) {
+    throw InputError(e.what());
+  }
+  return text;
+}
+
+}  // namespace pitot::driver

@@ -1,0 +1,56 @@
+// Finding benchmark programs (the build's pitot-manifest.json, paths or folders) and asking
+// each what it holds (`PROGRAM --list --json`).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.hpp"
+#include "driver/common/errors.hpp"
+
+namespace pitot::driver {
+
+struct ProgramRef {
+  std::string name;
+  std::filesystem::path path;
+};
+
+// Programs named by `inputs` (executables or folders holding them), or when empty the
+// programs of <build_dir>/pitot-manifest.json. Throws InputError naming what is missing.
+std::vector<ProgramRef> find_programs(const std::vector<std::string>& inputs, const std::filesystem::path& build_dir);
+
+// One point of a program as the driver plans it, with enough to record it as failed.
+struct PlannedPoint {
+  int id = 0;
+  std::string name;
+  std::size_t benchmark = 0;  // index into ProgramInfo::benchmarks
+  std::vector<std::size_t> index;
+  std::vector<AxisValue> values;
+  double timeout_seconds = 60;
+};
+
+struct ProgramInfo {
+  ProgramRef ref;
+  std::string program;  // the name the program reports (asv names start with it)
+  std::vector<BenchmarkInfo> benchmarks;
+  std::vector<PlannedPoint> points;  // every listed point, in id order
+  nlohmann::json devices = nlohmann::json::array();  // device facts, when the program gives them
+  nlohmann::json raw;  // the whole --list --json answer
+};
+
+// Runs `PROGRAM --list --json [extra_args]` and reads the answer. Throws InputError with the
+// program's stderr when it fails or answers something that is not a pitot list.
+ProgramInfo list_program(const ProgramRef& ref, const std::vector<std::string>& extra_args);
+
+// Parses a --list --json answer (exposed for tests).
+ProgramInfo parse_list(const ProgramRef& ref, const nlohmann::json& j);
+
+// A point skeleton (program, benchmark, id, name, axis values) for results the driver writes itself.
+PointResult skeleton(const ProgramInfo& program, const PlannedPoint& point);
+
+}  // namespace pitot::driver

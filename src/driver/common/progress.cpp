@@ -1,0 +1,151 @@
+#include "driver/common/progress.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <fmt/format.h>
+
+#include "output/console.hpp"
+
+namespace pitot::driver {
+
+std::string format_duration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) seconds = 0;
+  long s = std::lround(seconds);
+  if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+  return fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+Progress::Progress(std::FILE* out, bool live, std::size_t total) : out_(out), live_(live), total_(total) {}
+
+std::string Progress::eta_locked() const {
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  if (finished_ == 0 || finished_ >= total_) return "--:--";
+  return format_duration(elapsed / static_cast<double>(finished_) * static_cast<double>(total_ - finished_));
+}
+
+void Progress::clear_locked() {
+  if (live_ && out_) std::fputs("\r\033[K", out_);
+}
+
+void Progress::draw_locked() {
+  if (!live_ || !out_) return;
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::string line = fmt::format("[{}/{}] {} {}{}  elapsed {}  eta {}{}", finished_, total_, where_, point_,
+                                 value_.empty() ? "" : " " + value_,
+                                 format_duration(elapsed), eta_locked(),
+                                 failed_ ? fmt::format("  failed {}", failed_) : std::string());
+  if (line.size() > 150) line = line.substr(0, 147) + "...";
+  std::fputs(("\r\033[K" + line).c_str(), out_);
+  std::fflush(out_);
+  last_draw_ = std::chrono::steady_clock::now();
+}
+
+void Progress::running(const std::string& where, const std::string& point) {
+  std::lock_guard lock(mutex_);
+  where_ = where;
+  point_ = point;
+  value_.clear();
+  draw_locked();
+}
+
+void Progress::done(const std::string& where, const PointResult& p) {
+  std::lock_guard lock(mutex_);
+  ++finished_;
+  if (p.status == PointStatus::Failed) ++failed_;
+  where_ = where;
+  // The live line shows the point just measured and its median: "[12/40] sort[n=1000] 6.9 us".
+  point_ = p.name;
+  value_ = p.status == PointStatus::Ok && p.stats ? format_seconds(p.stats->median)
+           : p.status == PointStatus::Skipped    ? "skipped"
+                                                 : "FAILED";
+  if (!out_) return;
+  if (live_) {
+    if (p.status == PointStatus::Failed) {
+      clear_locked();
+      std::fprintf(out_, "FAILED %s %s: %s\n", where.c_str(), p.name.c_str(), p.reason.c_str());
+    }
+    // Redraw at most 20 times a second: a thousand tiny points must not flood the terminal.
+    if (std::chrono::steady_clock::now() - last_draw_ > std::chrono::milliseconds(50) ||
+        p.status == PointStatus::Failed || finished_ == total_)
+      draw_locked();
+    return;
+  }
+  // A reason many points share (a program without its GPU) is written out once.
+  const bool repeated = p.status == PointStatus::Skipped && !skip_reasons_seen_.insert(where + "\n" + p.reason).second;
+  std::string value = p.status == PointStatus::Ok && p.stats ? format_seconds(p.stats->median)
+                      : repeated                             ? "skipped (same reason as above)"
+                      : p.status == PointStatus::Skipped     ? "skipped: " + p.reason
+                                                             : "FAILED: " + p.reason;
+  std::fprintf(out_, "[%zu/%zu] %s %s %s\n", finished_, total_, where.c_str(), p.name.c_str(), value.c_str());
+  std::fflush(out_);
+}
+
+void Progress::note(const std::string& text) {
+  std::lock_guard lock(mutex_);
+  if (!out_) return;
+  clear_locked();
+  std::fprintf(out_, "%s\n", text.c_str());
+  draw_locked();
+  std::fflush(out_);
+}
+
+void Progress::tick() {
+  std::lock_guard lock(mutex_);
+  if (live_ && std::chrono::steady_clock::now() - last_draw_ > std::chrono::milliseconds(500)) draw_locked();
+}
+
+void Progress::finish() {
+  std::lock_guard lock(mutex_);
+  if (!out_) return;
+  clear_locked();
+  std::fflush(out_);
+}
+
+void print_summary(std::FILE* out, const std::vector<PointResult>& points, double elapsed_seconds, bool interrupted) {
+  std::size_t ok = 0, failed = 0, skipped = 0;
+  for (const auto& p : points) {
+    if (p.status == PointStatus::Ok) ++ok;
+    else if (p.status == PointStatus::Failed) ++failed;
+    else ++skipped;
+  }
+  std::fprintf(out, "\n%zu points in %s: %zu ok, %zu failed, %zu skipped%s\n", points.size(),
+               format_duration(elapsed_seconds).c_str(), ok, failed, skipped,
+               interrupted ? " (interrupted: the rest did not run)" : "");
+  for (PointStatus kind : {PointStatus::Failed, PointStatus::Skipped}) {
+    std::vector<const PointResult*> rows;
+    for (const auto& p : points)
+      if (p.status == kind) rows.push_back(&p);
+    if (rows.empty()) continue;
+    std::size_t width = 5;
+    for (auto* p : rows) width = std::max(width, p->program.size() + 1 + p->name.size());
+    std::fprintf(out, "\n%s:\n", kind == PointStatus::Failed ? "Failed" : "Skipped");
+    if (kind == PointStatus::Skipped) {
+      // Many points of a program skipped for one reason (no GPU here) are one line.
+      std::map<std::pair<std::string, std::string>, std::size_t> count;
+      for (auto* p : rows) ++count[{p->program, p->reason}];
+      std::vector<const PointResult*> kept;
+      for (auto* p : rows) {
+        std::size_t& n = count[{p->program, p->reason}];
+        if (n > 3) {
+          std::fprintf(out, "  %-*s  %s\n", static_cast<int>(width), fmt::format("{}: {} points", p->program, n).c_str(),
+                       p->reason.c_str());
+          n = 0;  // printed
+        } else if (n > 0) {
+          kept.push_back(p);
+        }
+      }
+      rows = kept;
+    }
+    for (auto* p : rows) {
+      std::string reason = p->reason;
+      // Keep the table readable: the first line of the reason (stderr tails are in --json).
+      auto nl = reason.find('\n');
+      if (nl != std::string::npos) reason = reason.substr(0, nl) + " ...";
+      std::fprintf(out, "  %-*s  %s\n", static_cast<int>(width), (p->program + "." + p->name).c_str(), reason.c_str());
+    }
+  }
+  std::fflush(out);
+}
+
+}  // namespace pitot::driver

@@ -1,0 +1,729 @@
+#include "driver/compare/input.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "core/bounded_json.hpp"
+
+namespace pitot::driver::compare {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Python's non-standard number tokens are carried through nlohmann as these strings (a control
+// character starts them, so no asv name or parameter repr can be mistaken for one).
+const std::string kNaNToken = "\x01pitot:NaN";
+const std::string kInfToken = "\x01pitot:Infinity";
+const std::string kNegInfToken = "\x01pitot:-Infinity";
+
+std::string read_text(const fs::path& file, const std::string& what) {
+  std::string text;
+  try {
+    if (!read_file_bounded(file, text))
+      throw InputError(fmt::format("cannot read {} {}: no such file, or not readable", what, file.string()));
+  } catch (const std::length_error& e) {
+    throw InputError(fmt::format("{} {}", what, e.what()));
+  }
+  return text;
+}
+
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool is_hex(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+const json& null_json() {
+  static const json null_value;
+  return null_value;
+}
+
+// Element k of an asv "(N)" column: the column may be null as a whole, or shorter than N.
+const json& element(const json& column, std::size_t k) {
+  if (column.is_array() && k < column.size()) return column[k];
+  return null_json();
+}
+
+std::vector<double> numbers(const json& list) {
+  std::vector<double> out;
+  if (!list.is_array()) return out;
+  out.reserve(list.size());
+  for (const auto& x : list) out.push_back(json_number(x));
+  return out;
+}
+
+double median_of(std::vector<double> v) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+void check_unique_keys(const ResultSet& set) {
+  std::set<std::string> seen;
+  for (const auto& p : set.points)
+    if (!seen.insert(p.key).second)
+      throw InputError(fmt::format("{}: point {} appears twice; compare one run against one run", set.label, p.display));
+}
+
+// `git rev-parse` of a revision in the current directory's repository, or "" when that fails.
+std::string git_resolve(const std::string& rev, const fs::path& repo) {
+  const bool safe = !rev.empty() && rev[0] != '-' && std::all_of(rev.begin(), rev.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("._/~^@{}-").find(c) != std::string_view::npos;
+  });
+  if (!safe) return "";
+  std::string command = "git ";
+  if (!repo.empty()) {
+    const std::string r = repo.string();
+    if (r.find('\'') != std::string::npos) return "";
+    command += "-C '" + r + "' ";
+  }
+  command += "rev-parse --verify --quiet '" + rev + "^{commit}' 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return "";
+  char buffer[128] = {};
+  std::string out;
+  while (fgets(buffer, sizeof buffer, pipe)) out += buffer;
+  if (pclose(pipe) != 0) return "";
+  while (!out.empty() && std::isspace(static_cast<unsigned char>(out.back()))) out.pop_back();
+  return is_hex(out) && out.size() >= 40 ? out : "";
+}
+
+struct ResultsFile {
+  fs::path path;
+  std::string hash8, env;
+};
+
+std::vector<ResultsFile> results_files(const fs::path& machine_dir) {
+  std::vector<ResultsFile> files;
+  for (const auto& entry : fs::directory_iterator(machine_dir)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || entry.path().extension() != ".json" || name == "machine.json") continue;
+    const std::string stem = entry.path().stem().string();
+    // asv's file name: <hash8>-<env>.json; compare/show match on the part before the first '-'.
+    auto dash = stem.find('-');
+    if (dash == std::string::npos) continue;
+    files.push_back({entry.path(), lower(stem.substr(0, dash)), stem.substr(dash + 1)});
+  }
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  return files;
+}
+
+// The commit a results file names. A file that does not parse is reported as corrupt, with
+// where: "unknown commit" would send the user looking for the wrong problem.
+std::string commit_of_file(const fs::path& file) {
+  json j;
+  try {
+    j = parse_python_json(read_text(file, "results file"), file.string());
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("results file {} is corrupt: {}", file.string(), e.what()));
+  }
+  if (!j.is_object() || !j.contains("commit_hash") || !j["commit_hash"].is_string())
+    throw InputError(fmt::format("results file {} is corrupt: it names no commit_hash", file.string()));
+  return lower(j["commit_hash"].get<std::string>());
+}
+
+double date_of_file(const fs::path& file) {
+  try {
+    json j = parse_python_json(read_text(file, "results file"), file.string());
+    return j.is_object() && j.contains("date") && j["date"].is_number() ? j["date"].get<double>() : -1;
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+// Files of one machine whose commit starts with `prefix` (lower-case hex).
+std::vector<ResultsFile> matching_files(const std::vector<ResultsFile>& files, const std::string& prefix) {
+  std::vector<ResultsFile> out;
+  for (const auto& f : files) {
+    if (prefix.size() <= 8) {
+      if (f.hash8.starts_with(prefix)) out.push_back(f);
+    } else if (f.hash8 == prefix.substr(0, 8) && commit_of_file(f.path).starts_with(prefix)) {
+      out.push_back(f);
+    }
+  }
+  return out;
+}
+
+// Parameter names from a pitot point name, "saxpy[a=0.5, n=10]" -> {a, n} (protocol lines carry
+// no axis list).
+std::vector<std::string> names_from_point_name(const std::string& name, std::vector<std::string>* values = nullptr) {
+  std::vector<std::string> out;
+  auto open = name.find('[');
+  if (open == std::string::npos || name.back() != ']') return out;
+  const std::string inside = name.substr(open + 1, name.size() - open - 2);
+  std::size_t pos = 0;
+  while (pos < inside.size()) {
+    auto eq = inside.find('=', pos);
+    if (eq == std::string::npos) break;
+    std::string n = inside.substr(pos, eq - pos);
+    while (!n.empty() && n.front() == ' ') n.erase(n.begin());
+    out.push_back(n);
+    auto comma = inside.find(',', eq);
+    if (values) values->push_back(inside.substr(eq + 1, comma == std::string::npos ? std::string::npos : comma - eq - 1));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+void set_key(PointData& p, const std::string& benchmark, std::vector<std::string> names,
+             const std::vector<std::string>& reprs) {
+  p.benchmark = benchmark;
+  if (names.size() != reprs.size()) {
+    names.clear();
+    for (std::size_t a = 0; a < reprs.size(); ++a) names.push_back(fmt::format("p{}", a));
+  }
+  p.params.clear();
+  for (std::size_t a = 0; a < reprs.size(); ++a) p.params.emplace_back(names[a], reprs[a]);
+  p.key = reprs.empty() ? benchmark : benchmark + "(" + join(reprs, ", ") + ")";
+  std::vector<std::string> named;
+  for (const auto& [n, r] : p.params) named.push_back(n + "=" + r);
+  p.display = reprs.empty() ? benchmark : benchmark + "[" + join(named, ", ") + "]";
+}
+
+}  // namespace
+
+std::string python_repr_of(const json& value) {
+  if (value.is_string()) {
+    std::string out = "'";
+    for (char c : value.get<std::string>()) {
+      if (c == '\\' || c == '\'') out += '\\';
+      out += c;
+    }
+    return out + "'";
+  }
+  if (value.is_boolean()) return value.get<bool>() ? "True" : "False";
+  if (value.is_number_float()) {
+    std::string d = value.dump();
+    // Python writes a float that holds an integer with ".0".
+    if (d.find_first_of(".eEn") == std::string::npos) d += ".0";
+    return d;
+  }
+  return value.dump();
+}
+
+json parse_python_json(const std::string& text, const std::string& what) {
+  try {
+    check_json_bounds(text);  // the walks over the document recurse: bound its depth first
+  } catch (const json::parse_error& e) {
+    throw InputError(fmt::format("{} is not valid JSON: {}", what, e.what()));
+  }
+  std::string out;
+  out.reserve(text.size() + 64);
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[i + 1];
+        i += 2;
+        continue;
+      }
+      if (c == '"') in_string = false;
+      ++i;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+      ++i;
+      continue;
+    }
+    auto token_at = [&](std::string_view token) {
+      if (text.compare(i, token.size(), token) != 0) return false;
+      const std::size_t end = i + token.size();
+      return (end >= text.size() || !is_word_char(text[end])) && (i == 0 || !is_word_char(text[i - 1]));
+    };
+    const std::pair<std::string_view, const std::string*> tokens[] = {
+        {"NaN", &kNaNToken}, {"-Infinity", &kNegInfToken}, {"Infinity", &kInfToken}};
+    bool replaced = false;
+    for (const auto& [token, sentinel] : tokens) {
+      if (token_at(token)) {
+        out += json(*sentinel).dump();
+        i += token.size();
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) {
+      out += c;
+      ++i;
+    }
+  }
+  try {
+    return json::parse(out);
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
+    throw InputError(fmt::format("{} is not valid JSON: {}", what, e.what()));
+  }
+}
+
+bool json_is_nan(const json& j) {
+  return (j.is_string() && j.get_ref<const std::string&>() == kNaNToken) || (j.is_number() && std::isnan(j.get<double>()));
+}
+
+double json_number(const json& j) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_null()) return kNaN;
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    if (s == kNaNToken) return kNaN;
+    if (s == kInfToken) return kInf;
+    if (s == kNegInfToken) return -kInf;
+  }
+  throw InputError("expected a number, found " + j.dump());
+}
+
+bool unit_higher_is_better(const std::string& unit) {
+  const std::string u = lower(unit);
+  return u.ends_with("/s") || u.ends_with("/sec") || u == "%" || u.find("per second") != std::string::npos ||
+         u.find("per_second") != std::string::npos || u.find("flops") != std::string::npos;
+}
+
+ResultSet asv_results_from_json(const json& results, const json* benchmarks, const std::string& label) {
+  ResultSet set;
+  set.label = label;
+  try {
+    if (!results.is_object()) throw InputError("not a JSON object");
+    const json& columns_json = results.at("result_columns");
+    const json& rows = results.at("results");
+    set.commit = lower(results.value("commit_hash", ""));
+    std::map<std::string, std::size_t> column;
+    for (std::size_t i = 0; i < columns_json.size(); ++i) column[columns_json.at(i).get<std::string>()] = i;
+    if (!column.count("result")) throw InputError("result_columns has no \"result\"");
+    auto cell = [&](const json& row, const char* name) -> const json& {
+      auto it = column.find(name);
+      // Trailing null columns may be dropped from a row: asv drops them itself.
+      if (it == column.end() || !row.is_array() || it->second >= row.size()) return null_json();
+      return row[it->second];
+    };
+    auto describe = [&](const std::string& name) -> const json* {
+      if (benchmarks && benchmarks->is_object() && benchmarks->contains(name) && (*benchmarks)[name].is_object())
+        return &(*benchmarks)[name];
+      return nullptr;
+    };
+    auto unit_of = [&](const std::string& name) {
+      const json* b = describe(name);
+      if (b && b->contains("unit") && (*b)["unit"].is_string()) return (*b)["unit"].get<std::string>();
+      // Without benchmarks.json: pitot's track names and asv's track_ prefix say throughput.
+      for (const char* suffix : {".items_per_second", ".gbytes_per_second", ".tflops"})
+        if (name.ends_with(suffix)) return std::string(suffix).substr(1);
+      return std::string("seconds");
+    };
+    // pitot's per-process medians (pitot run --processes K): a top-level key asv ignores.
+    const json* process_medians = nullptr;
+    if (results.contains("pitot_process_medians") && results["pitot_process_medians"].is_object())
+      process_medians = &results["pitot_process_medians"];
+    for (const auto& [name, row] : rows.items()) {
+      if (!row.is_array()) throw InputError("row " + name + " is not a list");
+      const json& params = cell(row, "params");
+      std::vector<std::vector<std::string>> axes;
+      if (params.is_array())
+        for (const auto& axis : params) axes.push_back(axis.get<std::vector<std::string>>());
+      std::vector<std::string> param_names;
+      if (const json* b = describe(name); b && b->contains("param_names") && (*b)["param_names"].is_array())
+        param_names = (*b)["param_names"].get<std::vector<std::string>>();
+      if (param_names.size() != axes.size()) param_names.clear();
+      std::size_t count = 1;
+      for (const auto& axis : axes) count *= axis.size();
+      const json& result = cell(row, "result");
+      const json& samples = cell(row, "samples");
+      const json& ci_a = cell(row, "stats_ci_99_a");
+      const json& ci_b = cell(row, "stats_ci_99_b");
+      const json& version = cell(row, "version");
+      const std::string unit = unit_of(name);
+      for (std::size_t k = 0; k < count; ++k) {
+        // Cartesian order, last parameter fastest (itertools.product).
+        std::vector<std::string> reprs(axes.size());
+        std::size_t rest = k;
+        for (std::size_t a = axes.size(); a-- > 0;) {
+          reprs[a] = axes[a][rest % axes[a].size()];
+          rest /= axes[a].size();
+        }
+        PointData p;
+        set_key(p, name, param_names, reprs);
+        if (param_names.empty()) p.display = p.key;
+        p.unit = unit;
+        p.version = version.is_string() ? version.get<std::string>() : "";
+        const json& r = element(result, k);
+        if (json_is_nan(r)) {
+          p.state = PointState::Skipped;
+          p.reason = "skipped (NaN result)";
+        } else if (r.is_null()) {
+          p.state = PointState::Failed;
+          p.reason = "failed (null result)";
+        } else {
+          p.value = json_number(r);
+          p.samples = numbers(element(samples, k));
+          if (process_medians && process_medians->contains(p.key))
+            p.process_medians = numbers((*process_medians)[p.key]);
+          const json &lo = element(ci_a, k), &hi = element(ci_b, k);
+          if (!lo.is_null() && !hi.is_null()) {
+            p.has_interval = true;
+            p.ci_lo = json_number(lo);
+            p.ci_hi = json_number(hi);
+          }
+        }
+        set.points.push_back(std::move(p));
+      }
+    }
+    // A throughput track beside its time row (<row>.<track>, no samples) says nothing the time
+    // row does not: it is the same median turned around. Compare the time row only.
+    for (auto& p : set.points) {
+      const std::string row = p.key.substr(0, p.key.find('('));
+      auto dot = row.rfind('.');
+      if (dot == std::string::npos || p.unit == "seconds" || !p.samples.empty()) continue;
+      const std::string parent = row.substr(0, dot);
+      if (rows.contains(parent) && unit_of(parent) == "seconds") p.derived = true;
+    }
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", label, e.what()));
+  } catch (const json::exception& e) {
+    throw InputError(fmt::format("{}: not an asv results file of version 2 ({})", label, e.what()));
+  }
+  check_unique_keys(set);
+  return set;
+}
+
+ResultSet read_asv_results(const fs::path& file, const json* benchmarks) {
+  json j = parse_python_json(read_text(file, "results file"), "results file " + file.string());
+  if (!j.is_object() || !j.contains("version"))
+    throw InputError("results file " + file.string() + " has no \"version\": not an asv results file");
+  const json& version = j["version"];
+  if (!version.is_number_integer() || version.get<int>() != 2)
+    throw InputError(fmt::format("results file {} has format version {}; pitot reads version 2 ({})", file.string(),
+                                 version.dump(),
+                                 version.is_number() && version.get<double>() < 2 ? "run `asv update` on it"
+                                                                                   : "written by a newer asv"));
+  const std::string hash = j.value("commit_hash", "");
+  const std::string machine = j.contains("params") && j["params"].is_object() ? j["params"].value("machine", "") : "";
+  std::string label = file.string();
+  if (!hash.empty()) label = fmt::format("{} ({}, {})", hash.substr(0, 8), machine, j.value("env_name", ""));
+  return asv_results_from_json(j, benchmarks, label);
+}
+
+ResultSet pitot_json_from_text(const std::string& text, const std::string& label) {
+  ResultSet set;
+  set.label = label;
+  std::vector<json> documents;
+  try {
+    documents.push_back(parse_python_json(text, label));
+  } catch (const InputError&) {
+    // The driver protocol's stream: one JSON object per line.
+    std::istringstream lines(text);
+    std::string line;
+    int number = 0;
+    while (std::getline(lines, line)) {
+      ++number;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      try {
+        documents.push_back(parse_python_json(line, "line"));
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("{}: line {} is not JSON ({}); expected pitot's --json output", label, number,
+                                     e.what()));
+      }
+    }
+  }
+  try {
+    // Expand to (program object, point object) pairs whatever the nesting.
+    std::vector<std::pair<const json*, const json*>> points;
+    std::vector<const json*> programs;
+    std::function<void(const json&)> visit = [&](const json& j) {
+      if (j.is_array()) {
+        for (const auto& x : j) visit(x);
+      } else if (j.is_object() && j.contains("programs")) {
+        visit(j["programs"]);
+      } else if (j.is_object() && j.contains("points")) {
+        programs.push_back(&j);
+        for (const auto& p : j["points"]) points.emplace_back(&j, &p);
+      } else if (j.is_object() && j.value("type", "") == "point") {
+        points.emplace_back(nullptr, &j);
+      } else if (j.is_object() && j.value("type", "") == "done") {
+      } else {
+        throw InputError("neither pitot's --json output nor asv results (no \"points\" or \"result_columns\")");
+      }
+    };
+    for (const auto& d : documents) visit(d);
+    std::map<std::string, std::string> versions;  // program.benchmark -> version
+    std::map<std::string, const json*> axes_of;   // program.benchmark -> its axes
+    static const json kNoBenchmarks = json::array();
+    for (const json* prog : programs)
+      for (const auto& b : prog->contains("benchmarks") && (*prog)["benchmarks"].is_array() ? (*prog)["benchmarks"]
+                                                                                           : kNoBenchmarks) {
+        const std::string full = b.value("program", prog->value("program", "")) + "." + b.value("name", "");
+        versions[full] = b.contains("version") ? b["version"].get<std::string>() : "";
+        if (b.contains("axes") && b["axes"].is_array()) axes_of[full] = &b["axes"];
+      }
+    if (set.commit.empty())
+      for (const json* prog : programs) set.commit = lower(prog->value("commit", set.commit));
+    for (const auto& [prog, pj] : points) {
+      const json& p = *pj;
+      PointData d;
+      const std::string program = p.value("program", prog ? prog->value("program", "") : "");
+      const std::string name = p.at("name").get<std::string>();
+      const std::string bench_name = p.value("benchmark", name.substr(0, name.find('[')));
+      const std::string benchmark = program.empty() ? bench_name : program + "." + bench_name;
+      // The same key as asv's unrolled name, so a pitot run matches an asv results file.
+      std::vector<std::string> names, reprs;
+      const json* axes = axes_of.count(benchmark) ? axes_of[benchmark] : nullptr;
+      const json values = p.value("values", json::array());
+      const json index = p.value("index", json::array());
+      for (std::size_t a = 0; a < values.size(); ++a) {
+        const json* axis = axes && a < axes->size() ? &(*axes)[a] : nullptr;
+        if (axis && axis->contains("name")) names.push_back((*axis)["name"].get<std::string>());
+        if (axis && axis->contains("reprs") && a < index.size() && index[a].is_number_integer() &&
+            index[a].get<std::int64_t>() >= 0 && index[a].get<std::size_t>() < (*axis)["reprs"].size())
+          reprs.push_back((*axis)["reprs"][index[a].get<std::size_t>()].get<std::string>());
+        else
+          reprs.push_back(python_repr_of(values[a]));
+      }
+      if (values.empty()) {
+        // No values (a hand-written or old line): the point's name says them; numbers stay as
+        // written, anything else is a string.
+        std::vector<std::string> written;
+        names = names_from_point_name(name, &written);
+        for (const auto& w : written) {
+          char* end = nullptr;
+          std::strtod(w.c_str(), &end);
+          reprs.push_back(!w.empty() && end == w.c_str() + w.size() ? w : python_repr_of(json(w)));
+        }
+      }
+      if (names.size() != reprs.size()) names = names_from_point_name(name);
+      set_key(d, benchmark, names, reprs);
+      d.unit = p.value("unit", "seconds");
+      auto v = versions.find(program + "." + p.value("benchmark", ""));
+      if (v != versions.end()) d.version = v->second;
+      const std::string status = p.value("status", "ok");
+      d.reason = p.value("reason", "");
+      if (status == "failed") d.state = PointState::Failed;
+      else if (status == "skipped") d.state = PointState::Skipped;
+      else if (status != "ok") throw InputError("point " + d.key + " has unknown status '" + status + "'");
+      if (p.contains("samples")) d.samples = numbers(p["samples"]);
+      if (p.contains("process_medians")) {
+        d.process_medians = numbers(p["process_medians"]);
+      } else if (p.contains("sample_process") && p["sample_process"].size() == d.samples.size()) {
+        std::map<int, std::vector<double>> by_process;
+        for (std::size_t i = 0; i < d.samples.size(); ++i)
+          by_process[p["sample_process"][i].get<int>()].push_back(d.samples[i]);
+        for (auto& [process, samples] : by_process) d.process_medians.push_back(median_of(samples));
+      }
+      if (d.process_medians.size() < 2) d.process_medians.clear();
+      d.value = median_of(d.samples);
+      if (p.contains("stats") && p["stats"].is_object()) {
+        const json& s = p["stats"];
+        if (s.contains("median")) d.value = json_number(s["median"]);
+        if (s.contains("ci99_lo") && s.contains("ci99_hi")) {
+          // pitot writes an open end as null.
+          d.has_interval = true;
+          d.ci_lo = s["ci99_lo"].is_null() ? -kInf : json_number(s["ci99_lo"]);
+          d.ci_hi = s["ci99_hi"].is_null() ? kInf : json_number(s["ci99_hi"]);
+        }
+      }
+      set.points.push_back(std::move(d));
+    }
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", label, e.what()));
+  } catch (const json::exception& e) {
+    throw InputError(fmt::format("{}: malformed pitot JSON ({})", label, e.what()));
+  }
+  check_unique_keys(set);
+  return set;
+}
+
+ResultSet read_pitot_json(const fs::path& file) {
+  return pitot_json_from_text(read_text(file, "pitot JSON file"), file.string());
+}
+
+std::optional<json> read_benchmarks_json(const fs::path& results_dir) {
+  const fs::path file = results_dir / "benchmarks.json";
+  if (!fs::is_regular_file(file)) return std::nullopt;
+  json j = parse_python_json(read_text(file, "benchmarks file"), file.string());
+  if (!j.is_object()) throw InputError(file.string() + " is not a JSON object");
+  return j;
+}
+
+std::optional<ConfigPaths> read_asv_config(const fs::path& config) {
+  std::string text;
+  try {
+    if (!read_file_bounded(config, text)) return std::nullopt;
+    json j = parse_json_bounded(text, /*ignore_comments=*/true);
+    const fs::path dir = config.parent_path();
+    return ConfigPaths{dir / j.value("results_dir", "results"), dir / j.value("repo", ".")};
+  } catch (const std::length_error& e) {
+    throw InputError(fmt::format("{}; pass --results-dir", e.what()));
+  } catch (const json::exception& e) {
+    throw InputError(fmt::format("{} is not readable JSON ({}); pass --results-dir", config.string(), e.what()));
+  }
+}
+
+fs::path find_results_file(const DatabaseQuery& query, const std::string& commit) {
+  const fs::path& dir = query.results_dir;
+  if (!fs::is_directory(dir))
+    throw InputError(fmt::format("results folder {} not found; name it with --results-dir (the asv results_dir)",
+                                 dir.string()));
+  std::vector<std::string> machines;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.is_directory() && fs::is_regular_file(entry.path() / "machine.json"))
+      machines.push_back(entry.path().filename().string());
+  std::sort(machines.begin(), machines.end());
+  std::string machine = query.machine;
+  if (machine.empty()) {
+    if (machines.empty()) throw InputError(fmt::format("no machine folders (with machine.json) in {}", dir.string()));
+    if (machines.size() > 1)
+      throw InputError(fmt::format("{} holds several machines ({}); pick one with --machine", dir.string(),
+                                   join(machines, ", ")));
+    machine = machines.front();
+  } else if (std::find(machines.begin(), machines.end(), machine) == machines.end()) {
+    throw InputError(fmt::format("no machine '{}' in {} (machines there: {})", machine, dir.string(),
+                                 machines.empty() ? "none" : join(machines, ", ")));
+  }
+  auto files = results_files(dir / machine);
+  if (!query.env.empty()) {
+    std::vector<ResultsFile> kept;
+    for (const auto& f : files)
+      if (f.env == query.env) kept.push_back(f);
+    files = std::move(kept);
+  }
+  const std::string wanted = lower(commit);
+  std::vector<ResultsFile> found;
+  if (is_hex(wanted) && wanted.size() >= 4) found = matching_files(files, wanted);
+  if (found.empty()) {
+    // Not a hash we hold: perhaps a branch, tag or HEAD~1 of the repository we are in.
+    if (std::string hash = git_resolve(commit, query.repo); !hash.empty()) found = matching_files(files, hash);
+  }
+  if (found.empty()) {
+    std::set<std::string> held;
+    for (const auto& f : files) held.insert(f.hash8);
+    std::vector<std::string> list(held.begin(), held.end());
+    if (list.size() > 12) {
+      list.resize(12);
+      list.push_back("...");
+    }
+    throw InputError(fmt::format("unknown commit '{}': no results for it in {}{} (commits there: {})", commit,
+                                 (dir / machine).string(), query.env.empty() ? "" : " with env " + query.env,
+                                 list.empty() ? "none" : join(list, ", ")));
+  }
+  std::set<std::string> hashes, envs;
+  for (const auto& f : found) {
+    hashes.insert(f.hash8);
+    envs.insert(f.env);
+  }
+  if (hashes.size() > 1)
+    throw InputError(fmt::format("commit '{}' is ambiguous: {}; give more digits", commit,
+                                 join({hashes.begin(), hashes.end()}, ", ")));
+  if (found.size() > 1)
+    throw InputError(fmt::format("commit '{}' has results for several environments ({}); pick one with --env",
+                                 commit, join({envs.begin(), envs.end()}, ", ")));
+  return found.front().path;
+}
+
+fs::path side_results_file(const std::string& arg, const DatabaseQuery& query) {
+  if (fs::exists(fs::path(arg))) return {};
+  return find_results_file(query, arg);
+}
+
+void read_history(ResultSet& set, const fs::path& head_file, const json* benchmarks, int limit) {
+  const fs::path dir = head_file.parent_path();
+  const std::string stem = head_file.stem().string();
+  const std::string env = stem.substr(stem.find('-') + 1);
+  std::vector<std::pair<double, fs::path>> dated;
+  for (const auto& f : results_files(dir)) {
+    if (f.env != env || fs::equivalent(f.path, head_file)) continue;
+    const double date = date_of_file(f.path);
+    if (date >= 0) dated.emplace_back(date, f.path);
+  }
+  std::sort(dated.begin(), dated.end());
+  if (static_cast<int>(dated.size()) > limit) dated.erase(dated.begin(), dated.end() - limit);
+  for (const auto& [date, file] : dated) {
+    try {
+      ResultSet past = read_asv_results(file, benchmarks);
+      for (const auto& p : past.points)
+        if (p.state == PointState::Ok && std::isfinite(p.value) && p.value > 0) set.history[p.key].push_back(p.value);
+      ++set.history_files;
+    } catch (const InputError&) {
+      // A broken old file only loses its share of the history.
+    }
+  }
+}
+
+namespace {
+
+// A side that holds no point (an empty file, `[]`, an object without points) is refused: a CI
+// gate must not pass because the head run produced nothing.
+ResultSet with_points(ResultSet set, const std::string& arg) {
+  if (set.points.empty())
+    throw InputError(fmt::format("{} holds no results (no benchmark point in it): nothing to compare; was the run "
+                                 "that should have written it interrupted or filtered to nothing?",
+                                 arg));
+  return set;
+}
+
+ResultSet load_side_any(const std::string& arg, const DatabaseQuery& query);
+
+}  // namespace
+
+ResultSet load_side(const std::string& arg, const DatabaseQuery& query) {
+  return with_points(load_side_any(arg, query), arg);
+}
+
+namespace {
+
+ResultSet load_side_any(const std::string& arg, const DatabaseQuery& query) {
+  const fs::path path(arg);
+  if (fs::is_regular_file(path)) {
+    const std::string text = read_text(path, "file");
+    json j;
+    try {
+      j = parse_python_json(text, path.string());
+    } catch (const InputError&) {
+      return pitot_json_from_text(text, path.string());  // perhaps JSON lines
+    }
+    if (j.is_object() && j.contains("result_columns")) {
+      // <results>/<machine>/<file>: benchmarks.json sits two levels up.
+      auto benchmarks = read_benchmarks_json(fs::absolute(path).parent_path().parent_path());
+      return read_asv_results(path, benchmarks ? &*benchmarks : nullptr);
+    }
+    return pitot_json_from_text(text, path.string());
+  }
+  if (fs::exists(path)) throw InputError(fmt::format("{} is not a file", arg));
+  if (path.extension() == ".json" || path.extension() == ".jsonl")
+    throw InputError(fmt::format("file {} not found", arg));
+  const fs::path file = find_results_file(query, arg);
+  auto benchmarks = read_benchmarks_json(query.results_dir);
+  ResultSet set = read_asv_results(file, benchmarks ? &*benchmarks : nullptr);
+  return set;
+}
+
+}  // namespace
+
+}  // namespace pitot::driver::compare

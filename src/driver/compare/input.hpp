@@ -1,0 +1,115 @@
+// What `pitot compare` reads: asv results files (as real asv writes them), a commit in an asv
+// results database, or pitot's own JSON output. Everything becomes a list of points.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <utility>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "driver/common/errors.hpp"
+
+namespace pitot::driver::compare {
+
+// Bad input (missing file, unknown commit, malformed file, mismatched units) throws
+// driver::InputError: exit code 2.
+
+enum class PointState { Ok, Failed, Skipped };
+
+struct PointData {
+  // What matches a point between base and head, the same for asv and pitot inputs: asv's unrolled
+  // name, `bench_gemm.gemm_bf16(4096, 'bf16')` (the benchmark, then each value's Python repr).
+  std::string key;
+  std::string display;  // the name shown: bench_gemm.gemm_bf16[M=4096, dtype='bf16']
+  std::string benchmark;  // bench_gemm.gemm_bf16 (the asv row name)
+  std::vector<std::pair<std::string, std::string>> params;  // parameter name -> value repr, in axis order
+  std::string unit = "seconds";
+  std::string version;  // benchmark version; empty when unknown
+  PointState state = PointState::Ok;
+  std::string reason;   // why it failed, when known
+  double value = 0;     // the median (time) or the tracked value
+  std::vector<double> samples;           // pooled over processes
+  std::vector<double> process_medians;   // one per process when the run kept them (pitot run --processes)
+  bool has_interval = false;
+  double ci_lo = 0, ci_hi = 0;  // stored 99% interval of the median; may be infinite
+  bool derived = false;  // a throughput track computed from a time point that is compared instead
+};
+
+struct ResultSet {
+  std::string label;   // how the report names this side: "0d9a5811 (sample-box, cpp-gcc-12.2-Release)"
+  std::string commit;  // full hash when known
+  std::vector<PointData> points;
+  // The point's run medians of recent commits in the same database (oldest first), for the
+  // run-to-run noise floor; empty when the side is not a commit in a database.
+  std::map<std::string, std::vector<double>> history;
+  int history_files = 0;  // results files the history was read from
+};
+
+// Parses JSON in Python's dialect: bare NaN, Infinity and -Infinity (outside strings) become
+// the doubles they name. Throws InputError naming `what` and the position on malformed text.
+nlohmann::json parse_python_json(const std::string& text, const std::string& what);
+
+// A number of an asv list: the double itself, NaN/±inf for the bare tokens, NaN for null.
+double json_number(const nlohmann::json& j);
+// True when j is the bare NaN token (asv: a skipped point).
+bool json_is_nan(const nlohmann::json& j);
+
+// Reads one asv results file (version 2). `benchmarks` is benchmarks.json (or null), used for
+// units, parameter names and versions.
+ResultSet read_asv_results(const std::filesystem::path& file, const nlohmann::json* benchmarks);
+ResultSet asv_results_from_json(const nlohmann::json& results, const nlohmann::json* benchmarks,
+                                const std::string& label);
+
+// Reads pitot's JSON output: {"program", "benchmarks", "points"}, a list of those, an object
+// with "programs", or the driver protocol's JSON lines.
+ResultSet read_pitot_json(const std::filesystem::path& file);
+ResultSet pitot_json_from_text(const std::string& text, const std::string& label);
+
+struct DatabaseQuery {
+  std::filesystem::path results_dir;
+  std::string machine;  // empty: the only one there
+  std::string env;      // empty: the only one for that commit
+  std::filesystem::path repo;  // git repository that resolves revisions (empty: the current folder)
+};
+
+// The results file of `commit` (a hash prefix, or a git revision resolved in the current
+// directory's repository) in an asv database. Throws InputError naming what is missing or
+// ambiguous, and listing what is there.
+std::filesystem::path find_results_file(const DatabaseQuery& query, const std::string& commit);
+
+// benchmarks.json of a results database (nullopt when absent). Throws InputError when unreadable.
+std::optional<nlohmann::json> read_benchmarks_json(const std::filesystem::path& results_dir);
+
+// The folders an asv.conf.json names (json5 comments allowed), resolved against its folder:
+// results_dir (default "results") and repo (default "."). nullopt when the file is absent.
+struct ConfigPaths {
+  std::filesystem::path results_dir, repo;
+};
+std::optional<ConfigPaths> read_asv_config(const std::filesystem::path& config);
+
+// Loads one side of the comparison: an existing file (asv results or pitot JSON, by content),
+// otherwise a commit in the database.
+ResultSet load_side(const std::string& arg, const DatabaseQuery& query);
+
+// The results file `load_side` would read for a commit, or empty when `arg` is a file.
+std::filesystem::path side_results_file(const std::string& arg, const DatabaseQuery& query);
+
+// Run medians of every point over the `limit` most recent results files (by commit date) of the
+// folder holding `head_file` with the same environment, leaving out `head_file` itself; oldest
+// first. Unreadable files are skipped (they are not the ones compared).
+void read_history(ResultSet& set, const std::filesystem::path& head_file, const nlohmann::json* benchmarks,
+                  int limit = 10);
+
+// asv's repr of a value as pitot JSON holds it: strings quoted ('random'), numbers as written.
+std::string python_repr_of(const nlohmann::json& value);
+
+// Throughput and other higher-is-better units (GB/s, TFLOP/s, items/s, %); seconds and bytes
+// are lower-is-better, and so is any unit not recognised (asv's own assumption).
+bool unit_higher_is_better(const std::string& unit);
+
+}  // namespace pitot::driver::compare

@@ -1,0 +1,126 @@
+#include "driver/compare/run.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <ostream>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "driver/compare/input.hpp"
+#include "driver/compare/report.hpp"
+
+namespace pitot::driver::compare {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Write to a temporary file beside the target, then rename: a reader never sees half a report.
+void write_atomically(const fs::path& file, const std::string& text) {
+  const fs::path tmp = file.string() + fmt::format(".tmp.{}", ::getpid());
+  {
+    std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
+    o << text;
+    o.flush();
+    if (!o) {
+      std::error_code ignored;
+      fs::remove(tmp, ignored);
+      throw InputError(fmt::format("cannot write {}", file.string()));
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, file, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw InputError(fmt::format("cannot write {}: {}", file.string(), ec.message()));
+  }
+}
+
+// Like `pitot run`: --results-dir, else the config's results_dir, else ./asv-results. Revisions
+// such as main or HEAD~1 are resolved in the config's repository.
+DatabaseQuery database_query(const CompareOptions& o) {
+  DatabaseQuery q{o.results_dir, o.machine, o.env, {}};
+  std::optional<ConfigPaths> config;
+  if (!o.config.empty()) {
+    config = read_asv_config(o.config);
+    if (!config) throw InputError(fmt::format("config {} not found", o.config.string()));
+  } else if (fs::is_regular_file("asv.conf.json")) {
+    config = read_asv_config("asv.conf.json");
+  }
+  if (config) q.repo = config->repo;
+  if (q.results_dir.empty()) q.results_dir = config ? config->results_dir : fs::path("asv-results");
+  return q;
+}
+
+}  // namespace
+
+double parse_threshold(const std::string& text) {
+  std::string s = text;
+  const bool is_percent = !s.empty() && s.back() == '%';
+  if (is_percent) s.pop_back();
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || !(v >= 0))
+    throw InputError(fmt::format("--threshold {}: expected a percentage like 2% or a fraction like 0.02", text));
+  if (!is_percent && v >= 1)
+    throw InputError(fmt::format("--threshold {}: write {}% for a percentage, or a fraction below 1", text, text));
+  return is_percent ? v / 100 : v;
+}
+
+int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& err, bool out_is_terminal) {
+  try {
+    if (!(options.method.confidence > 0.5 && options.method.confidence < 1))
+      throw InputError(fmt::format("--confidence {}: expected a level between 0.5 and 1, like 0.99",
+                                   options.method.confidence));
+    if (options.method.min_samples < 2) throw InputError("--min-samples must be at least 2");
+    if (!(options.method.noise_prior >= 0 && options.method.noise_prior < 1))
+      throw InputError("--noise-prior: expected a percentage like 2%, or 0 to turn the prior off");
+    const DatabaseQuery query = database_query(options);
+    ResultSet base, head;
+    try {
+      base = load_side(options.base, query);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("base: {}", e.what()));
+    }
+    fs::path head_file;
+    try {
+      head = load_side(options.head, query);
+      head_file = side_results_file(options.head, query);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("head: {}", e.what()));
+    }
+    // Commits in a database: each point's recent run medians give its run-to-run noise floor.
+    if (!head_file.empty() && options.history > 0) {
+      auto benchmarks = read_benchmarks_json(query.results_dir);
+      read_history(head, head_file, benchmarks ? &*benchmarks : nullptr, options.history);
+    }
+    const Report report = build_report(base, head, options.method);
+    const char* no_color = std::getenv("NO_COLOR");
+    const bool color = options.color == Color::Always ||
+                       (options.color == Color::Auto && out_is_terminal && !(no_color && *no_color));
+    std::string text;
+    switch (options.format) {
+      case Format::Table: text = render_table(report, color && options.output.empty(), options.only_changed); break;
+      case Format::Markdown: text = render_markdown(report, options.only_changed); break;
+      case Format::Json: text = render_json(report, options.only_changed).dump(2) + "\n"; break;
+    }
+    if (options.output.empty()) {
+      out << text;
+    } else {
+      write_atomically(options.output, text);
+      // The file is for tools and comments; the log still shows the table.
+      if (options.format != Format::Table) out << render_table(report, color, options.only_changed);
+      out << fmt::format("report written to {}\n", options.output.string());
+    }
+    out.flush();
+    return report_exit_code(report);
+  } catch (const InputError& e) {
+    err << "pitot compare: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace pitot::driver::compare

@@ -1,0 +1,146 @@
+// The statistics behind `pitot compare`: one verdict per point from two sets of samples.
+// The method is described (and its false-alarm rate measured) in docs/compare.md.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace pitot::driver::compare {
+
+// What a point did between base and head, from the user's side: "slower" means worse
+// (more seconds, or less throughput), whatever the unit.
+enum class Verdict { Slower, Faster, Unchanged, Inconclusive };
+const char* verdict_name(Verdict v);
+
+// Which evidence a verdict rests on.
+enum class Evidence {
+  Samples,    // raw samples on both sides: Hodges-Lehmann interval and Mann-Whitney test
+  Processes,  // per-process medians: a t interval over processes
+  Intervals,  // no samples: the stored 99% intervals of the medians
+  Values,     // single values only: no verdict possible
+};
+const char* evidence_name(Evidence e);
+
+struct MethodOptions {
+  double threshold = 0.02;   // minimum effect: |log ratio| must exceed log(1 + threshold)
+  double confidence = 0.99;  // two-sided level of the ratio's interval, per point
+  int min_samples = 5;       // fewer samples on either side: inconclusive, never a verdict
+  // Prior run-to-run noise: the standard deviation of log(process median) between processes,
+  // used when a side has one process and the point has no history (docs/compare.md, "The noise
+  // floor"). 0 turns the prior off (samples of one process are then taken as independent).
+  double noise_prior = 0.02;
+};
+
+// Where the run-to-run noise of a point comes from.
+enum class NoiseSource {
+  None,       // no floor: one process a side, no history, prior off
+  Processes,  // the spread of the per-process medians of this comparison
+  History,    // the spread of the point's recent run medians in the database
+  Prior,      // the documented prior (MethodOptions::noise_prior)
+};
+const char* noise_source_name(NoiseSource s);
+
+// Run-to-run noise learned from a point's history: the standard deviation of log(run median)
+// between runs, from `runs` runs, with `df` degrees of freedom.
+struct NoiseFloor {
+  double sigma = 0;  // 0: no history
+  int df = 0;
+  int runs = 0;
+};
+
+// One side of a point: its pooled samples and, when known, the median of each process.
+struct SideData {
+  std::vector<double> samples;
+  std::vector<double> process_medians;  // empty or one entry: a single process
+};
+
+struct Comparison {
+  Verdict verdict = Verdict::Inconclusive;
+  Evidence evidence = Evidence::Values;
+  double ratio = 0;     // head / base of the stored quantity (time, or throughput); NaN if unknown
+  double ratio_lo = 0;  // interval of the ratio; 0 and +inf when it is unbounded
+  double ratio_hi = 0;
+  double p_value = -1;  // two-sided Mann-Whitney p; negative when no rank test was run
+  std::string note;     // why a verdict could not be reached, or what it rests on
+  // The run-to-run noise the interval allows for: its source and the half-width it imposes
+  // (percent of the ratio at the chosen confidence; NaN when there is none).
+  NoiseSource noise = NoiseSource::None;
+  double noise_percent = std::numeric_limits<double>::quiet_NaN();
+  int history_runs = 0;  // runs the history floor was learned from
+  int base_processes = 0, head_processes = 0;  // processes per side (0: unknown)
+  int dropped = 0;       // non-positive or non-finite samples and medians ignored
+};
+
+// --- building blocks, on sorted data -------------------------------------------------------
+
+// The k-th smallest (1-based) of the n*m differences b[j] - a[i], both inputs sorted ascending.
+// Exact (the same floating-point value as materialising all differences) in O((n+m) * 64).
+double kth_pairwise_difference(const std::vector<double>& a, const std::vector<double>& b,
+                               std::int64_t k);
+
+// Hodges-Lehmann estimate of the shift b - a: the median of all pairwise differences.
+double hodges_lehmann(const std::vector<double>& a, const std::vector<double>& b);
+
+// The rank k such that [D(k), D(n*m+1-k)] (order statistics of the pairwise differences) is a
+// two-sided interval of at least `confidence` for the shift, from the Mann-Whitney distribution
+// (exact for n*m <= 2500, normal approximation above). 0 when no such interval exists.
+std::int64_t shift_interval_rank(int n, int m, double confidence);
+
+// P(U <= u) of the Mann-Whitney statistic for samples of n and m with no ties (exact).
+double mann_whitney_cdf(int n, int m, std::int64_t u);
+
+// Two-sided Mann-Whitney U test p-value (exact without ties for small samples; otherwise the
+// normal approximation with tie and continuity corrections). 1 when every value is equal.
+double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b);
+
+// Upper quantile of the standard normal: z with P(Z > z) = p.
+double normal_upper_quantile(double p);
+
+// Student's t with `df` degrees of freedom: P(T > t), and t with P(T > t) = p. df <= 0 means
+// the normal distribution (a standard deviation taken as known).
+double student_t_upper(double t, double df);
+double student_t_upper_quantile(double p, double df);
+
+// Run-to-run noise from a history of run medians (oldest first): the standard deviation of
+// log(median) from successive differences (sum of squared differences / 2(r-1)), which a single
+// step change in the history inflates only a little. Needs at least 4 positive medians.
+NoiseFloor history_noise(const std::vector<double>& run_medians);
+
+struct ShiftInterval {
+  double estimate = 0, lo = 0, hi = 0;
+  bool bounded = false;  // false: too few samples for an interval at this level
+};
+// Hodges-Lehmann shift b - a with its Mann-Whitney-inverted interval.
+ShiftInterval shift_interval(const std::vector<double>& a_sorted, const std::vector<double>& b_sorted,
+                             double confidence);
+
+// --- verdicts ----------------------------------------------------------------------------------
+
+// From raw samples (positive values: seconds per iteration, or a throughput). Works on logs,
+// so the shift is a ratio. `higher_is_better` is true for throughput units.
+Comparison compare_samples(const std::vector<double>& base, const std::vector<double>& head,
+                           bool higher_is_better, const MethodOptions& options);
+
+// From the stored 99% intervals of the medians when there are no samples. An infinite or
+// non-positive end makes the verdict inconclusive.
+Comparison compare_intervals(double base_median, double base_lo, double base_hi, double head_median,
+                             double head_lo, double head_hi, bool higher_is_better,
+                             const MethodOptions& options);
+
+// The verdict that knows run-to-run noise (docs/compare.md, "The method"). With process medians
+// on both sides and at least two on one side: a t interval of the difference of mean log process
+// medians (pooled spread, n+m-2 degrees of freedom). With one process a side: the samples'
+// Hodges-Lehmann interval. Either is widened to at least the noise floor: the history's (when
+// `history.sigma` > 0), else, for one process a side, the prior.
+Comparison compare_runs(const SideData& base, const SideData& head, bool higher_is_better,
+                        const MethodOptions& options, const NoiseFloor& history = {});
+
+// Single values without any interval: the ratio, and never a verdict.
+Comparison compare_values(double base, double head);
+
+// The verdict implied by an interval [lo, hi] of the ratio head/base and the threshold.
+Verdict verdict_for_interval(double ratio_lo, double ratio_hi, bool higher_is_better, double threshold);
+
+}  // namespace pitot::driver::compare
