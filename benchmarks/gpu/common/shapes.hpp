@@ -80,8 +80,8 @@ GroupedShape moe_shape(const MoeModel& model, std::string_view layer, std::int64
 // How a router splits `total` rows over `groups` experts (every group gets at least one row):
 //   balanced: total / groups each, the remainder one row each to the first groups;
 //   skewed:   Zipf with exponent 1.2 (group g's share proportional to 1 / (g + 1)^1.2), rounded by
-//             largest remainder: a few experts take most tokens (32 groups: the first 28%, the
-//             first four 55%).
+//             largest remainder: a few experts take most tokens (32 groups: the first 32%, the
+//             first four 61%).
 std::vector<std::string> routing_names();  // balanced, skewed
 std::vector<std::int64_t> routed_rows(std::int64_t total, std::int64_t groups, std::string_view routing);
 
