@@ -1,20 +1,22 @@
-// Unit tests of pitot profile's parts: command lines, size parsing, noise filter, the package
-// plan (dropping order), CSV/ncu summary, CUPTI trace merging, the process runner.
+// Unit tests of pitot profile's parts: the profiler plug-ins' command lines, size parsing, noise filter, the package plan (dropping order), CSV/ncu summary, CUPTI trace
+// merging, the process runner.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <zlib.h>
 
 #include <nlohmann/json.hpp>
 
 #include "driver/profile/noise.hpp"
+#include "driver/profile/options.hpp"
 #include "driver/profile/package.hpp"
 #include "driver/profile/process.hpp"
+#include "driver/profile/profiler.hpp"
 #include "driver/profile/summary.hpp"
-#include "driver/profile/tools.hpp"
 #include "driver/profile/trace.hpp"
 
 namespace fs = std::filesystem;
@@ -37,6 +39,12 @@ std::string after(const std::vector<std::string>& v, const std::string& flag) {
   return it == v.end() || it + 1 == v.end() ? "<absent>" : *(it + 1);
 }
 
+const Profiler& tool(const char* name) {
+  const Profiler* p = profiler_named(name);
+  if (!p) throw std::logic_error(std::string("no plug-in ") + name);
+  return *p;
+}
+
 }  // namespace
 
 TEST(ProfileSize, ParsesUnits) {
@@ -52,21 +60,21 @@ TEST(ProfileSize, ParsesUnits) {
 }
 
 TEST(ProfileTools, ParsesToolNames) {
-  EXPECT_EQ(parse_tool("ncu"), Tool::Ncu);
-  EXPECT_EQ(parse_tool("rocprofv3"), Tool::Rocprofv3);
-  EXPECT_FALSE(parse_tool("nvprof").has_value());
+  EXPECT_EQ(profiler_named("ncu"), &ncu_profiler());
+  EXPECT_EQ(profiler_named("rocprofv3"), &rocprofv3_profiler());
+  EXPECT_EQ(profiler_named("nvprof"), nullptr);
+  EXPECT_EQ(profiler_names(), (std::vector<std::string>{"ncu", "nsys", "cupti", "rocprofv3"}));
 }
 
 TEST(ProfileTools, NcuCommandCapturesByRangeWithChosenSetAndClocks) {
   Options o;
-  o.tool = Tool::Ncu;
   o.ncu_set = "basic";
   o.clock_control = "none";
   o.filter = "gemm.*M=4096";
   o.tool_args = {"--cache-control=none"};
   Layout layout{"/w"};
   auto prog = program_command(o, "/b/bench_gemm", layout);
-  auto c = tool_command(o, "/t/ncu", prog, layout);
+  auto c = tool("ncu").command(o, "/t/ncu", prog, layout);
   EXPECT_EQ(c.argv.front(), "/t/ncu");
   EXPECT_EQ(after(c.argv, "--nvtx-include"), "regex:pitot:.*/");
   EXPECT_TRUE(contains(c.argv, "--nvtx"));
@@ -90,12 +98,11 @@ TEST(ProfileTools, NcuCommandCapturesByRangeWithChosenSetAndClocks) {
 TEST(ProfileTools, CommandsAreBuiltFreshEachTime) {
   // The bug not to repeat: a shared flag list that grows with every run.
   Options o;
-  o.tool = Tool::Rocprofv3;
   o.tool_args = {"--extra"};
   Layout layout{"/w"};
   auto prog = program_command(o, "/b/p", layout);
-  auto first = tool_command(o, "/t/rocprofv3", prog, layout);
-  auto second = tool_command(o, "/t/rocprofv3", prog, layout);
+  auto first = tool("rocprofv3").command(o, "/t/rocprofv3", prog, layout);
+  auto second = tool("rocprofv3").command(o, "/t/rocprofv3", prog, layout);
   EXPECT_EQ(first.argv, second.argv);
   EXPECT_EQ(std::count(second.argv.begin(), second.argv.end(), "--extra"), 1);
   EXPECT_EQ(program_command(o, "/b/p", layout), prog);
@@ -103,9 +110,8 @@ TEST(ProfileTools, CommandsAreBuiltFreshEachTime) {
 
 TEST(ProfileTools, RocprofCommandHasTracesFormatsAndNoHsaUnlessAsked) {
   Options o;
-  o.tool = Tool::Rocprofv3;
   Layout layout{"/w"};
-  auto c = tool_command(o, "/t/rocprofv3", program_command(o, "/b/p", layout), layout);
+  auto c = tool("rocprofv3").command(o, "/t/rocprofv3", program_command(o, "/b/p", layout), layout);
   for (const char* flag : {"--kernel-trace", "--hip-trace", "--marker-trace", "--memory-copy-trace", "--scratch-memory-trace"})
     EXPECT_TRUE(contains(c.argv, flag)) << flag;
   EXPECT_FALSE(contains(c.argv, "--hsa-trace"));
@@ -117,7 +123,7 @@ TEST(ProfileTools, RocprofCommandHasTracesFormatsAndNoHsaUnlessAsked) {
   EXPECT_TRUE(c.cwd.empty());
   o.hsa_trace = true;
   o.code_objects = true;
-  c = tool_command(o, "/t/rocprofv3", program_command(o, "/b/p", layout), layout);
+  c = tool("rocprofv3").command(o, "/t/rocprofv3", program_command(o, "/b/p", layout), layout);
   EXPECT_TRUE(contains(c.argv, "--hsa-trace"));
   EXPECT_EQ(c.cwd, fs::path("/w/code-objects"));
   ASSERT_EQ(c.env.size(), 1u);
@@ -126,10 +132,9 @@ TEST(ProfileTools, RocprofCommandHasTracesFormatsAndNoHsaUnlessAsked) {
 
 TEST(ProfileTools, CuptiRunsTheProgramItselfWithTheInjection) {
   Options o;
-  o.tool = Tool::Cupti;
   Layout layout{"/w"};
   auto prog = program_command(o, "/b/p", layout);
-  auto c = tool_command(o, "/lib/libpitot_cupti.so", prog, layout);
+  auto c = tool("cupti").command(o, "/lib/libpitot_cupti.so", prog, layout);
   EXPECT_EQ(c.argv, prog);
   std::map<std::string, std::string> env(c.env.begin(), c.env.end());
   EXPECT_EQ(env["CUDA_INJECTION64_PATH"], "/lib/libpitot_cupti.so");
@@ -139,9 +144,8 @@ TEST(ProfileTools, CuptiRunsTheProgramItselfWithTheInjection) {
 
 TEST(ProfileTools, NsysCapturesFromTheProfilerApi) {
   Options o;
-  o.tool = Tool::Nsys;
   Layout layout{"/w"};
-  auto c = tool_command(o, "/t/nsys", program_command(o, "/b/p", layout), layout);
+  auto c = tool("nsys").command(o, "/t/nsys", program_command(o, "/b/p", layout), layout);
   EXPECT_EQ(c.argv[1], "profile");
   EXPECT_EQ(after(c.argv, "--capture-range"), "cudaProfilerApi");
   EXPECT_EQ(after(c.argv, "--trace"), "cuda,nvtx,osrt");
@@ -152,15 +156,15 @@ TEST(ProfileTools, MissingToolIsNamed) {
   std::string saved = old ? old : "";
   setenv("PATH", "/nonexistent-pitot-test", 1);
   try {
-    find_tool(Tool::Ncu, "", "/x/pitot");
+    tool("ncu").find("", "/x/pitot");
     ADD_FAILURE() << "no error";
   } catch (const ToolError& e) {
     EXPECT_NE(std::string(e.what()).find("ncu"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("--tool-path"), std::string::npos) << e.what();
   }
   setenv("PATH", saved.c_str(), 1);
-  EXPECT_THROW(find_tool(Tool::Rocprofv3, "/nonexistent/rocprofv3", "/x/pitot"), ToolError);
-  EXPECT_THROW(find_tool(Tool::Cupti, "", "/nonexistent/bin/pitot"), ToolError);
+  EXPECT_THROW(tool("rocprofv3").find("/nonexistent/rocprofv3", "/x/pitot"), ToolError);
+  EXPECT_THROW(tool("cupti").find("", "/nonexistent/bin/pitot"), ToolError);
 }
 
 TEST(ProfileTools, VersionLineIsTheOneWithANumber) {
