@@ -41,4 +41,19 @@ std::string read_file(const fs::path& path) {
   return text;
 }
 
+std::string read_tail(const fs::path& path, std::uint64_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  if (!in || ec) return {};
+  if (size > max_bytes) {
+    in.seekg(static_cast<std::streamoff>(size - max_bytes));
+    size = max_bytes;
+  }
+  std::string text(size, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
+}
+
 }  // namespace pitot::driver

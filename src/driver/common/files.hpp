@@ -2,6 +2,7 @@
 // <dir>/.pitot.lock and by atomic replacement), with failures as InputError (exit code 2).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -22,5 +23,9 @@ class FolderLock {
 void replace_file(const std::filesystem::path& path, const std::string& text);
 
 std::string read_file(const std::filesystem::path& path);  // throws InputError
+
+// The last `max_bytes` of a file (the whole file when it is smaller): for logs and streams, whose
+// end is what matters. Empty when the file is missing or unreadable; never throws.
+std::string read_tail(const std::filesystem::path& path, std::uint64_t max_bytes);
 
 }  // namespace pitot::driver
