@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include <pitot/benchmark.hpp>
+#include <pitot/detail/registry.hpp>
 
 #include <fcntl.h>
 #include <spawn.h>
