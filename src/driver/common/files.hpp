@@ -1,5 +1,6 @@
-// Writing into an asv results folder the way write_asv does (output/atomic_file.hpp: under
-// <dir>/.pitot.lock and by atomic replacement), with failures as InputError (exit code 2).
+// The driver's one file reader and one file writer. Writing goes the way write_asv does
+// (output/atomic_file.hpp: by atomic replacement, under <dir>/.pitot.lock where a folder is
+// shared), with failures as InputError (exit code 2).
 #pragma once
 
 #include <filesystem>
@@ -21,6 +22,9 @@ class FolderLock {
 // Replaces `path` with `text` atomically; throws InputError naming the file.
 void replace_file(const std::filesystem::path& path, const std::string& text);
 
-std::string read_file(const std::filesystem::path& path);  // throws InputError
+// The whole file, bounded (core/bounded_json.hpp). Throws InputError: "cannot read <what>
+// <path>: no such file, or not readable", or that it is too long; `what` ("results file") may be
+// empty.
+std::string read_file(const std::filesystem::path& path, const std::string& what = "");
 
 }  // namespace pitot::driver
