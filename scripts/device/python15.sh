@@ -62,7 +62,7 @@ echo "C++ build: exit $?, $(( $(date +%s) - t )) s" | tee -a "$out/build-cpp.log
 t=$(date +%s)
 venv=/tmp/python15-venv
 python3 -m venv --system-site-packages "$venv" > "$out/build-python.log" 2>&1
-CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DPITOT_ENABLE_HIP=OFF" CMAKE_BUILD_PARALLEL_LEVEL=$jobs \
+CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DPITOT_ENABLE_HIP=OFF -DPITOT_BUILD_DRIVER=OFF" CMAKE_BUILD_PARALLEL_LEVEL=$jobs \
   "$venv/bin/python" -m pip install -v --no-build-isolation --no-deps -C build-dir=/tmp/python15-pybuild \
   "$root/python" >> "$out/build-python.log" 2>&1
 echo "Python build: exit $?, $(( $(date +%s) - t )) s" | tee -a "$out/build-python.log"
