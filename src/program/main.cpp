@@ -22,6 +22,7 @@
 #include "output/asv.hpp"
 #include "output/console.hpp"
 #include "output/machine.hpp"
+#include "program/main.hpp"
 #include "program/options.hpp"
 #include "program/replicate.hpp"
 
@@ -376,7 +377,9 @@ int run_program(int argc, char** argv) {
 }  // namespace
 }  // namespace pitot::program
 
-int main(int argc, char** argv) {
+namespace pitot {
+
+int program_main(int argc, char** argv) {
   try {
     return pitot::program::run_program(argc, argv);
   } catch (const pitot::UsageError& e) {
@@ -390,3 +393,7 @@ int main(int argc, char** argv) {
     return pitot::program::kUsage;
   }
 }
+
+}  // namespace pitot
+
+int main(int argc, char** argv) { return pitot::program_main(argc, argv); }

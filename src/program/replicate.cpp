@@ -35,8 +35,18 @@ int run_one(char** argv, const std::string& json_path) {
   for (auto& e : env_text) env.push_back(e.data());
   env.push_back(nullptr);
   pid_t pid = 0;
-  // /proc/self/exe: the same binary, however it was started.
-  if (int rc = posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv, env.data()); rc != 0)
+  // /proc/self/exe: the same binary, however it was started; a program run by an interpreter
+  // (a Python file) names its own command instead, which replaces argv[0].
+  std::vector<std::string> command_text = self_command();
+  std::vector<char*> command;
+  if (!command_text.empty()) {
+    for (char** a = argv + 1; *a; ++a) command_text.emplace_back(*a);
+    for (auto& a : command_text) command.push_back(a.data());
+    command.push_back(nullptr);
+    argv = command.data();
+  }
+  const char* exe = command.empty() ? "/proc/self/exe" : command[0];
+  if (int rc = posix_spawn(&pid, exe, nullptr, nullptr, argv, env.data()); rc != 0)
     throw std::runtime_error(std::string("cannot start a replicate process: ") + std::strerror(rc));
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
@@ -50,6 +60,11 @@ std::string ending(int status) {
 }
 
 }  // namespace
+
+std::vector<std::string>& self_command() {
+  static std::vector<std::string> command;
+  return command;
+}
 
 std::string replicate_json_path() {
   const char* path = std::getenv(kReplicateVariable);

@@ -12,6 +12,10 @@
 
 namespace pitot::program {
 
+// How this program starts itself again when it is not its own executable: an interpreter and a
+// script (the Python module sets {python, file.py}); argv[1..] follow. Empty: /proc/self/exe.
+std::vector<std::string>& self_command();
+
 // The JSON file a replicate writes its results to ("" in a program that is not a replicate).
 std::string replicate_json_path();
 

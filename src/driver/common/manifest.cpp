@@ -2,8 +2,10 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <set>
+#include <string_view>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,7 +70,27 @@ const BenchmarkInfo* find_benchmark(const std::vector<BenchmarkInfo>& list, cons
   return nullptr;
 }
 
+// A Python benchmark file that is not executable runs under $PITOT_PYTHON, else python3 from PATH
+// (resolved here: children are executed without a PATH search).
+std::vector<std::string> python_interpreter(const std::string& file) {
+  if (const char* given = std::getenv("PITOT_PYTHON"); given && *given) return {given};
+  if (const char* path = std::getenv("PATH"))
+    for (std::string_view rest = path; !rest.empty();) {
+      const auto colon = rest.find(':');
+      const fs::path candidate = fs::path(std::string(rest.substr(0, colon))) / "python3";
+      if (!candidate.parent_path().empty() && is_executable_file(candidate)) return {candidate.string()};
+      rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    }
+  throw InputError("'" + file + "' is a Python file, but no python3 is on PATH: set PITOT_PYTHON to the interpreter that has pitot installed");
+}
+
 }  // namespace
+
+std::vector<std::string> program_command(const ProgramRef& ref) {
+  std::vector<std::string> argv = ref.interpreter;
+  argv.push_back(ref.path.string());
+  return argv;
+}
 
 std::vector<ProgramRef> find_programs(const std::vector<std::string>& inputs, const fs::path& build_dir) {
   if (inputs.empty()) return read_manifest(build_dir / "pitot-manifest.json");
@@ -96,8 +118,12 @@ std::vector<ProgramRef> find_programs(const std::vector<std::string>& inputs, co
     } else if (is_executable_file(p)) {
       if (!p.has_parent_path()) p = fs::path(".") / p;  // run ./prog, never a PATH lookup
       add(p);
+    } else if (p.extension() == ".py" && fs::is_regular_file(p, ec)) {
+      const auto before = out.size();
+      add(p);
+      if (out.size() > before) out.back().interpreter = python_interpreter(in);
     } else {
-      throw InputError("'" + in + "' is neither an executable program nor a folder");
+      throw InputError("'" + in + "' is neither an executable program, a Python file (.py) nor a folder");
     }
   }
   return out;
@@ -159,7 +185,8 @@ ProgramInfo parse_list(const ProgramRef& ref, const json& j) {
 
 ProgramInfo list_program(const ProgramRef& ref, const std::vector<std::string>& extra_args) {
   ChildSpec spec;
-  spec.argv = {ref.path.string(), "--list", "--json", "-"};
+  spec.argv = program_command(ref);
+  spec.argv.insert(spec.argv.end(), {"--list", "--json", "-"});
   spec.argv.insert(spec.argv.end(), extra_args.begin(), extra_args.end());
   spec.result_channel = false;
   spec.keep_all_stdout = true;

@@ -258,7 +258,8 @@ class ProgramRunner {
   }
 
   std::vector<std::string> child_argv(const std::vector<int>& batch, bool serial) const {
-    std::vector<std::string> argv = {program_.ref.path.string(), "--quiet", "--points", id_list(batch)};
+    std::vector<std::string> argv = program_command(program_.ref);
+    argv.insert(argv.end(), {"--quiet", "--points", id_list(batch)});
     for (const auto& a : o_.axes) argv.insert(argv.end(), {"--axis", a});
     for (const auto& [flag, value] : o_.passthrough) argv.insert(argv.end(), {flag, value});
     if (serial) argv.push_back("--no-interleave");
