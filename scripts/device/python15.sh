@@ -4,7 +4,8 @@
 #  2. build there from this tree, with .carry/usr (scripts/device/carry-python15.sh, run here first)
 #     standing in for the -dev packages the machine lacks: the C++ programs bench_copy, bench_gemm
 #     and the pitot driver (CMake), and the Python package (pip install ./python, no network, the
-#     machine's scikit-build-core and nanobind, into a venv that sees the system's torch);
+#     machine's scikit-build-core and nanobind, into a --target folder on PYTHONPATH: a venv does
+#     not see them there, as they live in the user site, which a venv turns off);
 #  3. the same work from C++ and from Python, 3 processes each (--processes 3): a D2D copy of
 #     2^16/2^22/2^28 floats (memcpy_d2d) and one GEMM shape (gemm_bf16 llama3.1-8b gate_up M=2048);
 #  4. the Python example suite (benchmarks/python) through `pitot run`, stopped with SIGTERM before
@@ -60,13 +61,14 @@ t=$(date +%s)
 } > "$out/build-cpp.log" 2>&1
 echo "C++ build: exit $?, $(( $(date +%s) - t )) s" | tee -a "$out/build-cpp.log"
 t=$(date +%s)
-venv=/tmp/python15-venv
-python3 -m venv --system-site-packages "$venv" > "$out/build-python.log" 2>&1
+site=/tmp/python15-site
+rm -rf "$site"
 CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DPITOT_ENABLE_HIP=OFF -DPITOT_BUILD_DRIVER=OFF" CMAKE_BUILD_PARALLEL_LEVEL=$jobs \
-  "$venv/bin/python" -m pip install -v --no-build-isolation --no-deps -C build-dir=/tmp/python15-pybuild \
-  "$root/python" >> "$out/build-python.log" 2>&1
+  python3 -m pip install -v --no-build-isolation --no-deps --target "$site" -C build-dir=/tmp/python15-pybuild \
+  "$root/python" > "$out/build-python.log" 2>&1
 echo "Python build: exit $?, $(( $(date +%s) - t )) s" | tee -a "$out/build-python.log"
-py=$venv/bin/python
+export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+py=python3
 "$py" -c "import pitot; print('pitot module', pitot._engine.__file__, 'cuda', pitot.has_cuda)" >> "$out/build-python.log" 2>&1
 bin=$build/benchmarks/gpu
 pitot=$build/src/driver/pitot
