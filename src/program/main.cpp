@@ -182,8 +182,8 @@ json config_json(const RunConfig& r, const DeviceOptions& d) {
   return {{"warmup", r.warmup_seconds},      {"min_samples", r.min_samples}, {"min_time", r.min_seconds},
           {"max_time", r.max_seconds},       {"max_samples", r.max_samples}, {"ci_target", r.ci_target},
           {"batch_time", r.batch_seconds},   {"interleave", r.interleave},   {"seed", r.seed},
-          {"profile", r.profile},            {"device", d.device},           {"timing", d.timing},
-          {"clock", d.clock.empty() ? "default" : d.clock}};
+          {"profile", r.profile},            {"device", d.device},           {"timing", name_of(d.timing)},
+          {"clock", name_of(d.clock)}};
 }
 
 json config_json(const Options& o) {
@@ -215,7 +215,7 @@ void write_asv_results(const Options& o, const std::string& program, const std::
     throw UsageError(o.commit.empty() ? "--asv-dir needs a commit: run inside a git repository or give --commit HASH"
                                       : "--commit " + o.commit + " is not a commit of the repository here; give the full 40-digit hash");
   }
-  const std::string env = checked_name("--env", o.env.empty() ? run_env_name(o.device.timing) : o.env);
+  const std::string env = checked_name("--env", o.env.empty() ? env_name(build_requirements()) + timing_env_suffix(o.device.timing) : o.env);
   run.requirements = build_requirements();
   // Kernel-clock rows go to their own env (split_by_clock), so the two clocks never mix.
   for (auto& [env_name, points] : split_by_clock(env, results, o.env.empty())) {
