@@ -1,5 +1,7 @@
-// pitot run: runs benchmark programs as isolated children and grows the asv database.
-// The scheduling and failure rules are documented in docs/driver.md ("Isolation").
+// pitot run: runs benchmark programs as isolated children and grows the asv database. Its
+// command line, and run_command in steps: list the programs, select the points, choose the
+// devices, prepare the database, run every program on every device (run/program_runner.cpp:
+// the scheduling and failure rules of docs/driver.md, "Isolation"), report.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -473,20 +475,22 @@ void setup(CLI::App& root) {
       ->capture_default_str();
   // Engine and device knobs go to every program unchanged (see docs/program-cli.md).
   // Checked here as the programs check them, so a bad value is one message, not one per program.
-  const std::vector<std::pair<const char*, CLI::Validator>> knobs = {
-      {"--warmup", cli::non_negative()},        {"--min-samples", CLI::Range(2, 100000000)},
-      {"--min-time", cli::non_negative()},      {"--max-time", cli::positive()},
-      {"--max-samples", CLI::Range(1, 100000000)}, {"--ci-target", cli::positive()},
-      {"--batch-time", cli::positive()},        {"--min-sample-time", cli::non_negative()},
-      {"--seed", CLI::NonNegativeNumber},
-      {"--graph-launches", CLI::Range(0, 1000000)}, {"--throttle-ratio", cli::within(0.0, 1.0)}};
-  for (const auto& [flag, check] : knobs) {
-    cmd->add_option_function<std::string>(flag, [o, flag = flag](const std::string& v) { o->passthrough[flag] = v; },
-                                          "Passed to every program (see its --help)")
-        ->check(check);
-  }
-  cli::add_timing_option(*cmd, [o](Timing t) { o->timing = t; }, "Passed to every program (see its --help)");
-  cli::add_clock_option(*cmd, [o](GpuClock c) { o->clock = c; }, "Passed to every program (see its --help)");
+  // --timing and --clock are parsed into their enums here, as the programs parse them.
+  const char* const passed = "Passed to every program (see its --help)";
+  auto add_knobs = [&](const std::vector<std::pair<const char*, CLI::Validator>>& knobs) {
+    for (const auto& [flag, check] : knobs)
+      cmd->add_option_function<std::string>(flag, [o, flag = flag](const std::string& v) { o->passthrough[flag] = v; },
+                                            passed)
+          ->check(check);
+  };
+  add_knobs({{"--warmup", cli::non_negative()},        {"--min-samples", CLI::Range(2, 100000000)},
+             {"--min-time", cli::non_negative()},      {"--max-time", cli::positive()},
+             {"--max-samples", CLI::Range(1, 100000000)}, {"--ci-target", cli::positive()},
+             {"--batch-time", cli::positive()},        {"--min-sample-time", cli::non_negative()},
+             {"--seed", CLI::NonNegativeNumber}});
+  cli::add_timing_option(*cmd, [o](Timing t) { o->timing = t; }, passed);
+  cli::add_clock_option(*cmd, [o](GpuClock c) { o->clock = c; }, passed);
+  add_knobs({{"--graph-launches", CLI::Range(0, 1000000)}, {"--throttle-ratio", cli::within(0.0, 1.0)}});
   cmd->callback([o] { run_guarded("run", [&] { return run_command(*o); }); });
 }
 
