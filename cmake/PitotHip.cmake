@@ -94,10 +94,14 @@ function(pitot_hip_sources target)
   foreach(source IN LISTS ARGN)
     get_filename_component(source ${source} ABSOLUTE)
     get_filename_component(stem ${source} NAME)
-    set(object ${CMAKE_CURRENT_BINARY_DIR}/${target}.hip/${stem}.o)
+    set(object_dir ${CMAKE_CURRENT_BINARY_DIR}/${target}.hip)
+    set(object ${object_dir}/${stem}.o)
     file(RELATIVE_PATH shown ${PROJECT_SOURCE_DIR} ${source})
+    # The rule makes its own folder: Ninja creates an output's folder, the Makefile generators do
+    # not, and hipcc will not open the depfile (-MF) in a folder that is not there.
     add_custom_command(
       OUTPUT ${object}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${object_dir}
       COMMAND ${PITOT_HIPCC} -x hip ${PITOT_HIPCC_FLAGS}
               "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
               "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},;-D>>"

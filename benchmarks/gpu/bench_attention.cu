@@ -1,16 +1,27 @@
-// Fused attention forward through cuDNN 9's graph API (the backend C API: no cudnn_frontend):
-// softmax(scale * Q K^T [+ causal mask]) V for the grouped-query head configurations of the shape
-// table (bf16 in and out, fp32 softmax), the way training frameworks call it: the forward also
-// writes the softmax statistics the backward pass needs.
+// Fused attention through cuDNN 9's graph API (the backend C API: no cudnn_frontend), forward and
+// backward, the way training frameworks call it: softmax(scale * Q K^T [+ masks]) [dropout] V, with
+// the forward writing the softmax statistics (log-sum-exp) the backward reads.
 //
-// The graph is the pattern cuDNN's flash-attention engine recognizes:
-//   S = matmul(Q, K^T) -> S * scale -> [causal: select(row >= col, S, lowest)]
-//   -> softmax as max, sub, exp, sum, div (Stats = max + log(sum)) -> O = matmul(P, V)
-// Q, K, V and O are [batch, seq, heads, head_dim] in memory (BSHD); every point holds 8192 tokens
-// (batch = 8192 / seq). Points cuDNN has no engine for are skipped with cuDNN's reason.
+// The graphs are the patterns cuDNN's flash-attention engines recognize, built op by op as
+// cudnn_frontend's SDPA nodes build them (scaled_dot_product_flash_attention.h, 1.x):
+//   forward:  S = Q K^T -> * scale -> [padding: select(row < len_q && col < len_kv, S, lowest)]
+//             -> [causal: select(row >= col)] -> [window W: select(col + W > row)]
+//             -> softmax as max, sub, exp, sum, div (Stats = max + log(sum))
+//             -> [dropout: * Bernoulli(1 - p) mask * 1 / (1 - p)] -> O = P V
+//   backward: D = rowsum(dO * O) (* (1 - p)); S recomputed, * scale, masks, - Stats, exp = P;
+//             dV = P^T dO (summed over the query heads sharing a kv head), dP = dO V^T,
+//             dS = P (dP - D) * scale; dK = dS^T Q (summed likewise), dQ = dS K (fp32 accumulator).
+// Benchmarks:
+//   attention         the model table's GQA heads x mask none/causal x seq x pass (bf16, BSHD)
+//   attention_matrix  one model (Llama-3.1-8B heads, seq 4096) over mask none/causal/padding/
+//                     padding_causal x sliding window x dropout x layout (bshd, sbhd) x dtype (bf16,
+//                     fp16) x pass; combinations that are not a model's attention are skipped with
+//                     the reason, and graphs cuDNN has no engine for with cuDNN's.
+// Every point holds 8192 tokens (batch = 8192 / seq) and is checked against the CPU before timing.
 #include <pitot/pitot.hpp>
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cudnn.h>
 
 #include <algorithm>
@@ -19,7 +30,9 @@
 #include <cstdint>
 #include <deque>
 #include <limits>
-#include <mutex>
+#include <memory>
+#include <stdexcept>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -97,20 +110,35 @@ class GraphBuilder {
   cudnnBackendDescriptor_t intermediate(cudnnDataType_t type, const Dims& dims) {
     return tensor(type, dims, packed_strides(dims), next_uid_++, true);
   }
-  // A float scalar passed by value at execution time.
-  cudnnBackendDescriptor_t scalar(std::int64_t uid) {
-    return tensor(CUDNN_DATA_FLOAT, {1, 1, 1, 1}, {1, 1, 1, 1}, uid, false, true);
+  cudnnBackendDescriptor_t intermediate(cudnnDataType_t type, const Dims& dims, const Dims& strides) {
+    return tensor(type, dims, strides, next_uid_++, true);
+  }
+  // A scalar passed by value at execution time.
+  cudnnBackendDescriptor_t scalar(std::int64_t uid, cudnnDataType_t type = CUDNN_DATA_FLOAT) {
+    return tensor(type, {1, 1, 1, 1}, {1, 1, 1, 1}, uid, false, true);
   }
 
-  void matmul(cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t c) {
+  // c = a b; optional M/N/K overrides (the valid sequence lengths of a padded batch).
+  void matmul(cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t c,
+              cudnnBackendDescriptor_t m_override = nullptr, cudnnBackendDescriptor_t n_override = nullptr,
+              cudnnBackendDescriptor_t k_override = nullptr, bool zero_padding = false) {
     const cudnnDataType_t compute = CUDNN_DATA_FLOAT;
     Descriptor& desc = make(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
-    desc.set(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, &compute).finalize();
-    add_op(make(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR)
-               .set(CUDNN_ATTR_OPERATION_MATMUL_ADESC, a)
-               .set(CUDNN_ATTR_OPERATION_MATMUL_BDESC, b)
-               .set(CUDNN_ATTR_OPERATION_MATMUL_CDESC, c)
-               .set(CUDNN_ATTR_OPERATION_MATMUL_DESC, desc.get()));
+    desc.set(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, &compute);
+    if (zero_padding) {
+      const double padding = 0.0;
+      desc.set(CUDNN_ATTR_MATMUL_PADDING_VALUE, CUDNN_TYPE_DOUBLE, &padding);
+    }
+    desc.finalize();
+    Descriptor& op = make(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
+    op.set(CUDNN_ATTR_OPERATION_MATMUL_ADESC, a)
+        .set(CUDNN_ATTR_OPERATION_MATMUL_BDESC, b)
+        .set(CUDNN_ATTR_OPERATION_MATMUL_CDESC, c)
+        .set(CUDNN_ATTR_OPERATION_MATMUL_DESC, desc.get());
+    if (m_override) op.set(CUDNN_ATTR_OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC, m_override);
+    if (n_override) op.set(CUDNN_ATTR_OPERATION_MATMUL_GEMM_N_OVERRIDE_DESC, n_override);
+    if (k_override) op.set(CUDNN_ATTR_OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC, k_override);
+    add_op(op);
   }
 
   // y = mode(x[, b][, t]); `axis` only for GEN_INDEX.
@@ -141,6 +169,28 @@ class GraphBuilder {
                .set(CUDNN_ATTR_OPERATION_REDUCTION_DESC, desc.get()));
   }
 
+  // The same data seen with other dimensions and strides (a transpose, for the matrix products).
+  void reshape(cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t y) {
+    add_op(make(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR)
+               .set(CUDNN_ATTR_OPERATION_RESHAPE_XDESC, x)
+               .set(CUDNN_ATTR_OPERATION_RESHAPE_YDESC, y));
+  }
+
+  // y = Bernoulli(probability) mask, from a Philox seed and offset (device tensors).
+  void bernoulli(double probability, cudnnBackendDescriptor_t seed, cudnnBackendDescriptor_t offset,
+                 cudnnBackendDescriptor_t y) {
+    const cudnnRngDistribution_t distribution = CUDNN_RNG_DISTRIBUTION_BERNOULLI;
+    Descriptor& desc = make(CUDNN_BACKEND_RNG_DESCRIPTOR);
+    desc.set(CUDNN_ATTR_RNG_DISTRIBUTION, CUDNN_TYPE_RNG_DISTRIBUTION, &distribution)
+        .set(CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY, CUDNN_TYPE_DOUBLE, &probability)
+        .finalize();
+    add_op(make(CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR)
+               .set(CUDNN_ATTR_OPERATION_RNG_YDESC, y)
+               .set(CUDNN_ATTR_OPERATION_RNG_DESC, desc.get())
+               .set(CUDNN_ATTR_OPERATION_RNG_SEED, seed)
+               .set(CUDNN_ATTR_OPERATION_RNG_OFFSET_DESC, offset));
+  }
+
   cudnnBackendDescriptor_t graph(cudnnHandle_t handle) {
     Descriptor& g = make(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
     g.set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, &handle)
@@ -160,7 +210,10 @@ class GraphBuilder {
 };
 
 // Unique ids of the tensors the caller provides at execution.
-enum Uid : std::int64_t { kQ = 1, kK, kV, kO, kStats, kScale, kLowest };
+enum Uid : std::int64_t {
+  kQ = 1, kK, kV, kO, kStats, kScale, kLowest, kSeqQ, kSeqKv, kSeed, kOffset, kWindow, kDropScale, kDropKeep,
+  kDO, kDQ, kDK, kDV, kSoftmaxSum, kDQAccum, kOne
+};
 
 // The first engine configuration cuDNN's heuristics offer that finalizes into a plan; empty
 // `why_not` on success, cuDNN's reason otherwise.
@@ -194,146 +247,553 @@ cudnnBackendDescriptor_t make_plan(GraphBuilder& b, cudnnHandle_t handle, cudnnB
 
 struct Problem {
   std::int64_t batch, seq, q_heads, kv_heads, head_dim;
-  bool causal;
+  suite::AttentionMask mask;
+  double dropout;  // probability of dropping a probability
+  bool sbhd;       // memory layout [seq, batch, heads, dim] instead of [batch, seq, heads, dim]
+  bool fp16;       // fp16 instead of bf16
 };
 
-// Q, K, V and O in memory as [batch, seq, heads, head_dim]; cuDNN sees them as [b, h, s, d]
-// (K as its transpose [b, h, d, s]) through strides.
-void build_attention(GraphBuilder& b, const Problem& p) {
+// Strides of a [b, h, s, d] view of a tensor stored BSHD or SBHD with `heads` heads.
+Dims view_strides(const Problem& p, std::int64_t heads) {
+  const std::int64_t d = p.head_dim;
+  return p.sbhd ? Dims{heads * d, d, p.batch * heads * d, 1} : Dims{p.seq * heads * d, d, heads * d, 1};
+}
+// The same with the last two dimensions swapped (K^T, V^T).
+Dims transposed(const Dims& d) { return {d[0], d[1], d[3], d[2]}; }
+
+// Tensors shared by the forward and the backward graph.
+struct Io {
+  cudnnBackendDescriptor_t seq_q = nullptr, seq_kv = nullptr;
+};
+
+cudnnDataType_t io_type(const Problem& p) { return p.fp16 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16; }
+
+Io sequence_lengths(GraphBuilder& b, const Problem& p) {
+  Io io;
+  if (!p.mask.padding) return io;
+  const Dims dims{p.batch, 1, 1, 1};
+  io.seq_q = b.tensor(CUDNN_DATA_INT32, dims, packed_strides(dims), kSeqQ, false);
+  io.seq_kv = b.tensor(CUDNN_DATA_INT32, dims, packed_strides(dims), kSeqKv, false);
+  return io;
+}
+
+// The masks, in cudnn_frontend's order and form; `scores` is [b, hq, s, s] float. Returns the
+// masked scores. `before_stats` selects the padding mask (the backward applies it before
+// subtracting Stats, the causal and window masks after).
+cudnnBackendDescriptor_t padding_mask(GraphBuilder& b, const Problem& p, const Io& io, cudnnBackendDescriptor_t scores) {
+  if (!p.mask.padding) return scores;
+  const Dims dims{p.batch, p.q_heads, p.seq, p.seq};
+  auto row = b.intermediate(CUDNN_DATA_INT32, dims), col = b.intermediate(CUDNN_DATA_INT32, dims);
+  auto row_ok = b.intermediate(CUDNN_DATA_BOOLEAN, dims), col_ok = b.intermediate(CUDNN_DATA_BOOLEAN, dims);
+  auto keep = b.intermediate(CUDNN_DATA_BOOLEAN, dims), out = b.intermediate(CUDNN_DATA_FLOAT, dims);
+  b.pointwise(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, scores, nullptr, nullptr, row, 2);
+  b.pointwise(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, scores, nullptr, nullptr, col, 3);
+  b.pointwise(CUDNN_POINTWISE_CMP_LT, CUDNN_DATA_BOOLEAN, row, io.seq_q, nullptr, row_ok);
+  b.pointwise(CUDNN_POINTWISE_CMP_LT, CUDNN_DATA_BOOLEAN, col, io.seq_kv, nullptr, col_ok);
+  b.pointwise(CUDNN_POINTWISE_LOGICAL_AND, CUDNN_DATA_BOOLEAN, row_ok, col_ok, nullptr, keep);
+  b.pointwise(CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, scores, b.scalar(kLowest), keep, out);
+  return out;
+}
+
+cudnnBackendDescriptor_t band_masks(GraphBuilder& b, const Problem& p, cudnnBackendDescriptor_t scores) {
+  const Dims dims{p.batch, p.q_heads, p.seq, p.seq};
+  cudnnBackendDescriptor_t out = scores;
+  if (p.mask.causal) {
+    // Keep key j for query i when i >= j; the rest get the lowest float.
+    auto row = b.intermediate(CUDNN_DATA_INT32, dims), col = b.intermediate(CUDNN_DATA_INT32, dims);
+    auto keep = b.intermediate(CUDNN_DATA_BOOLEAN, dims);
+    auto masked = b.intermediate(CUDNN_DATA_FLOAT, dims);
+    b.pointwise(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, out, nullptr, nullptr, row, 2);
+    b.pointwise(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, out, nullptr, nullptr, col, 3);
+    b.pointwise(CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, row, col, nullptr, keep);
+    b.pointwise(CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, out, b.scalar(kLowest), keep, masked);
+    out = masked;
+  }
+  if (p.mask.window > 0) {
+    // Keep key j for query i when j + W > i (the frontend's left bound, a float scalar).
+    auto row = b.intermediate(CUDNN_DATA_INT32, dims), col = b.intermediate(CUDNN_DATA_INT32, dims);
+    auto shifted = b.intermediate(CUDNN_DATA_FLOAT, dims);
+    auto keep = b.intermediate(CUDNN_DATA_BOOLEAN, dims);
+    auto masked = b.intermediate(CUDNN_DATA_FLOAT, dims);
+    b.pointwise(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, out, nullptr, nullptr, row, 2);
+    b.pointwise(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, out, nullptr, nullptr, col, 3);
+    b.pointwise(CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, col, b.scalar(kWindow), nullptr, shifted, 3);
+    b.pointwise(CUDNN_POINTWISE_CMP_GT, CUDNN_DATA_BOOLEAN, shifted, row, nullptr, keep);
+    b.pointwise(CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, out, b.scalar(kLowest), keep, masked);
+    out = masked;
+  }
+  return out;
+}
+
+// The dropout mask [b, hq, s, s] (the same seed and offset give the same mask in both graphs).
+cudnnBackendDescriptor_t dropout_mask(GraphBuilder& b, const Problem& p) {
+  const Dims one{1, 1, 1, 1};
+  auto seed = b.tensor(CUDNN_DATA_INT64, one, one, kSeed, false);
+  auto offset = b.tensor(CUDNN_DATA_INT64, one, one, kOffset, false);
+  auto mask = b.intermediate(CUDNN_DATA_FLOAT, {p.batch, p.q_heads, p.seq, p.seq});
+  b.bernoulli(1.0 - p.dropout, seed, offset, mask);
+  return mask;
+}
+
+void build_forward(GraphBuilder& b, const Problem& p) {
   const std::int64_t s = p.seq, d = p.head_dim, hq = p.q_heads, hk = p.kv_heads;
-  auto q = b.tensor(CUDNN_DATA_BFLOAT16, {p.batch, hq, s, d}, {s * hq * d, d, hq * d, 1}, kQ, false);
-  auto kt = b.tensor(CUDNN_DATA_BFLOAT16, {p.batch, hk, d, s}, {s * hk * d, d, 1, hk * d}, kK, false);
-  auto v = b.tensor(CUDNN_DATA_BFLOAT16, {p.batch, hk, s, d}, {s * hk * d, d, hk * d, 1}, kV, false);
-  auto o = b.tensor(CUDNN_DATA_BFLOAT16, {p.batch, hq, s, d}, {s * hq * d, d, hq * d, 1}, kO, false);
+  const cudnnDataType_t type = io_type(p);
+  const Io io = sequence_lengths(b, p);
+  auto q = b.tensor(type, {p.batch, hq, s, d}, view_strides(p, hq), kQ, false);
+  auto kt = b.tensor(type, {p.batch, hk, d, s}, transposed(view_strides(p, hk)), kK, false);
+  auto v = b.tensor(type, {p.batch, hk, s, d}, view_strides(p, hk), kV, false);
+  auto o = b.tensor(type, {p.batch, hq, s, d}, view_strides(p, hq), kO, false);
   const Dims row_dims{p.batch, hq, s, 1};
   auto stats = b.tensor(CUDNN_DATA_FLOAT, row_dims, packed_strides(row_dims), kStats, false);
   const Dims score_dims{p.batch, hq, s, s};
 
   auto scores = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
-  b.matmul(q, kt, scores);
+  b.matmul(q, kt, scores, io.seq_q, io.seq_kv, nullptr, p.mask.padding);
   auto scaled = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
   b.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, scores, b.scalar(kScale), nullptr, scaled);
-  auto masked = scaled;
-  if (p.causal) {
-    // Keep key j for query i when i >= j; the rest get the lowest float.
-    auto row = b.intermediate(CUDNN_DATA_INT32, score_dims);
-    auto col = b.intermediate(CUDNN_DATA_INT32, score_dims);
-    auto keep = b.intermediate(CUDNN_DATA_BOOLEAN, score_dims);
-    masked = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
-    b.pointwise(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, scaled, nullptr, nullptr, row, 2);
-    b.pointwise(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, scaled, nullptr, nullptr, col, 3);
-    b.pointwise(CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, row, col, nullptr, keep);
-    b.pointwise(CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, scaled, b.scalar(kLowest), keep, masked);
-  }
+  auto masked = band_masks(b, p, padding_mask(b, p, io, scaled));
   // Softmax over keys, with Stats = max + log(sum) kept for the backward pass.
   auto max = b.intermediate(CUDNN_DATA_FLOAT, row_dims);
   auto shifted = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
   auto exps = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
   auto sum = b.intermediate(CUDNN_DATA_FLOAT, row_dims);
   auto log_sum = b.intermediate(CUDNN_DATA_FLOAT, row_dims);
-  auto probabilities = b.intermediate(CUDNN_DATA_BFLOAT16, score_dims);  // the second matmul reads bf16
   b.reduction(CUDNN_REDUCE_TENSOR_MAX, masked, max);
   b.pointwise(CUDNN_POINTWISE_SUB, CUDNN_DATA_FLOAT, masked, max, nullptr, shifted);
   b.pointwise(CUDNN_POINTWISE_EXP, CUDNN_DATA_FLOAT, shifted, nullptr, nullptr, exps);
   b.reduction(CUDNN_REDUCE_TENSOR_ADD, exps, sum);
   b.pointwise(CUDNN_POINTWISE_LOG, CUDNN_DATA_FLOAT, sum, nullptr, nullptr, log_sum);
   b.pointwise(CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, max, log_sum, nullptr, stats);
-  b.pointwise(CUDNN_POINTWISE_DIV, CUDNN_DATA_FLOAT, exps, sum, nullptr, probabilities);
-  b.matmul(probabilities, v, o);
+  cudnnBackendDescriptor_t probabilities;
+  if (p.dropout > 0) {
+    auto softmax = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
+    auto dropped = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
+    probabilities = b.intermediate(type, score_dims);  // the second matmul reads the io type
+    b.pointwise(CUDNN_POINTWISE_DIV, CUDNN_DATA_FLOAT, exps, sum, nullptr, softmax);
+    b.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, softmax, dropout_mask(b, p), nullptr, dropped);
+    b.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, dropped, b.scalar(kDropScale), nullptr, probabilities);
+  } else {
+    probabilities = b.intermediate(type, score_dims);
+    b.pointwise(CUDNN_POINTWISE_DIV, CUDNN_DATA_FLOAT, exps, sum, nullptr, probabilities);
+  }
+  b.matmul(probabilities, v, o, io.seq_q, nullptr, io.seq_kv);
 }
 
-void attention(pitot::State& state) {
-  const auto& model = suite::dense_model(state.get_string("model"));
-  const std::string& mask = state.get_string("mask");
-  if (mask != "causal" && mask != "none") throw std::invalid_argument("mask must be causal or none, not " + mask);
-  const std::int64_t seq = state.get_int("seq");
-  const Problem p{suite::attention_batch(seq), seq, model.q_heads, model.kv_heads, model.head_dim, mask == "causal"};
-  if (suite::compute_capability() < 80) {
-    state.skip("cuDNN's fused attention needs compute capability 8.0 or newer");
-    return;
-  }
-  const std::int64_t tokens = p.batch * p.seq;
-  DeviceArray<__nv_bfloat16> q(tokens * p.q_heads * p.head_dim), k(tokens * p.kv_heads * p.head_dim),
-      v(tokens * p.kv_heads * p.head_dim), o(tokens * p.q_heads * p.head_dim);
-  DeviceArray<float> stats(p.batch * p.q_heads * p.seq);
-  // Queries spread wider than keys so the softmax is peaked and a wrong mask or head shows.
-  suite::fill_uniform(q.get(), q.size(), -8, 8, 51);
-  suite::fill_uniform(k.get(), k.size(), -1, 1, 52);
-  suite::fill_uniform(v.get(), v.size(), -1, 1, 53);
-  suite::fill_uniform(o.get(), o.size(), -1, 1, 54);
+void build_backward(GraphBuilder& b, const Problem& p) {
+  const std::int64_t s = p.seq, d = p.head_dim, hq = p.q_heads, hk = p.kv_heads;
+  const cudnnDataType_t type = io_type(p);
+  const Io io = sequence_lengths(b, p);
+  const Dims qs = view_strides(p, hq), ks = view_strides(p, hk);
+  auto q = b.tensor(type, {p.batch, hq, s, d}, qs, kQ, false);
+  auto kt = b.tensor(type, {p.batch, hk, d, s}, transposed(ks), kK, false);
+  auto vt = b.tensor(type, {p.batch, hk, d, s}, transposed(ks), kV, false);
+  auto o = b.tensor(type, {p.batch, hq, s, d}, qs, kO, false);
+  auto dout = b.tensor(type, {p.batch, hq, s, d}, qs, kDO, false);
+  auto dq = b.tensor(type, {p.batch, hq, s, d}, qs, kDQ, false);
+  auto dk = b.tensor(type, {p.batch, hk, s, d}, ks, kDK, false);
+  auto dv = b.tensor(type, {p.batch, hk, s, d}, ks, kDV, false);
+  const Dims row_dims{p.batch, hq, s, 1};
+  auto stats = b.tensor(CUDNN_DATA_FLOAT, row_dims, packed_strides(row_dims), kStats, false);
+  const Dims score_dims{p.batch, hq, s, s};
+  const Dims score_t_strides{hq * s * s, s * s, 1, s};  // [b, hq, s_kv, s_q] view of the scores
 
-  const cudnnHandle_t handle = cudnn_handle();
+  // D = rowsum(dO * O) (* (1 - p)): kept in memory for the kernel (kSoftmaxSum).
+  auto do_o = b.intermediate(CUDNN_DATA_FLOAT, {p.batch, hq, s, d}, {hq * s * d, s * d, hq * d, 1});
+  b.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, dout, o, nullptr, do_o);
+  auto row_sum = b.intermediate(CUDNN_DATA_FLOAT, row_dims);
+  b.reduction(CUDNN_REDUCE_TENSOR_ADD, do_o, row_sum);
+  auto softmax_sum = b.tensor(CUDNN_DATA_FLOAT, row_dims, packed_strides(row_dims), kSoftmaxSum, false);
+  b.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, row_sum, b.scalar(p.dropout > 0 ? kDropKeep : kOne), nullptr,
+              softmax_sum);
+
+  // P recomputed: exp(scale S [masks] - Stats).
+  auto scores = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
+  b.matmul(q, kt, scores, io.seq_q, io.seq_kv);
+  auto scaled = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
+  b.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, scores, b.scalar(kScale), nullptr, scaled);
+  auto padded = padding_mask(b, p, io, scaled);
+  auto centred = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
+  b.pointwise(CUDNN_POINTWISE_SUB, CUDNN_DATA_FLOAT, padded, stats, nullptr, centred);
+  auto masked = band_masks(b, p, centred);
+  auto probabilities = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
+  b.pointwise(CUDNN_POINTWISE_EXP, CUDNN_DATA_FLOAT, masked, nullptr, nullptr, probabilities);
+  cudnnBackendDescriptor_t mask = nullptr, kept = probabilities;
+  if (p.dropout > 0) {
+    mask = dropout_mask(b, p);
+    auto dropped = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
+    kept = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
+    b.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, probabilities, mask, nullptr, dropped);
+    b.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, dropped, b.scalar(kDropScale), nullptr, kept);
+  }
+  // dV = P^T dO, summed over the query heads of each kv head.
+  auto p_t = b.intermediate(type, {p.batch, hq, s, s}, score_t_strides);
+  b.reshape(kept, p_t);
+  if (hq == hk) {
+    b.matmul(p_t, dout, dv, io.seq_kv, nullptr, io.seq_q);
+  } else {
+    auto dv_full = b.intermediate(type, {p.batch, hq, s, d});
+    b.matmul(p_t, dout, dv_full, io.seq_kv, nullptr, io.seq_q);
+    b.reduction(CUDNN_REDUCE_TENSOR_ADD, dv_full, dv);
+  }
+  // dS = P (dP [* mask] - D) [* 1 / (1 - p)] * scale, dP = dO V^T.
+  auto dp = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
+  b.matmul(dout, vt, dp, io.seq_q, io.seq_kv);
+  if (mask) {
+    auto dp_masked = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
+    b.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, dp, mask, nullptr, dp_masked);
+    dp = dp_masked;
+  }
+  auto centred_dp = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
+  b.pointwise(CUDNN_POINTWISE_SUB, CUDNN_DATA_FLOAT, dp, softmax_sum, nullptr, centred_dp);
+  auto ds = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
+  b.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, centred_dp, probabilities, nullptr, ds);
+  if (p.dropout > 0) {
+    auto ds_scaled = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
+    b.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, ds, b.scalar(kDropScale), nullptr, ds_scaled);
+    ds = ds_scaled;
+  }
+  auto ds_final = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
+  b.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, ds, b.scalar(kScale), nullptr, ds_final);
+  // dK = dS^T Q, summed over the query heads of each kv head.
+  auto ds_t = b.intermediate(type, {p.batch, hq, s, s}, score_t_strides);
+  b.reshape(ds_final, ds_t);
+  if (hq == hk) {
+    b.matmul(ds_t, q, dk, io.seq_kv, nullptr, io.seq_q);
+  } else {
+    auto dk_full = b.intermediate(type, {p.batch, hq, s, d});
+    b.matmul(ds_t, q, dk_full, io.seq_kv, nullptr, io.seq_q);
+    b.reduction(CUDNN_REDUCE_TENSOR_ADD, dk_full, dk);
+  }
+  // dQ = dS K through an fp32 accumulator in memory (kDQAccum), then converted.
+  const Dims kt_strides = transposed(ks);
+  auto k = b.intermediate(type, {p.batch, hk, s, d}, {kt_strides[0], kt_strides[1], kt_strides[3], kt_strides[2]});
+  b.reshape(kt, k);
+  const Dims acc_dims{p.batch, hq, s, d};
+  auto dq_accum = b.tensor(CUDNN_DATA_FLOAT, acc_dims, packed_strides(acc_dims), kDQAccum, false);
+  b.matmul(ds_final, k, dq_accum, io.seq_q, nullptr, io.seq_kv);
+  b.pointwise(CUDNN_POINTWISE_IDENTITY, CUDNN_DATA_FLOAT, dq_accum, nullptr, nullptr, dq);
+}
+
+// --- Host side ------------------------------------------------------------------------------------
+
+// 16-bit device buffers (bf16 or fp16 bits) filled with uniform values.
+__global__ void fill_half(std::uint16_t* out, std::int64_t n, float lo, float hi, std::uint64_t seed, bool fp16) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x) {
+    const float v = suite::uniform_at(seed, static_cast<std::uint64_t>(i), lo, hi);
+    if (fp16) {
+      const __half h = __float2half_rn(v);
+      out[i] = __half_as_ushort(h);
+    } else {
+      const __nv_bfloat16 h = __float2bfloat16_rn(v);
+      out[i] = __bfloat16_as_ushort(h);
+    }
+  }
+}
+
+struct Buffer {
+  DeviceArray<std::uint16_t> data;
+  explicit Buffer(std::int64_t n) : data(n) {}
+  void* get() const { return data.get(); }
+};
+
+void fill(Buffer& b, float lo, float hi, std::uint64_t seed, bool fp16) {
+  fill_half<<<4096, 256>>>(b.data.get(), b.data.size(), lo, hi, seed, fp16);
+  PITOT_CUDA_CHECK(cudaGetLastError());
+}
+
+std::vector<float> decode16(const std::vector<std::uint16_t>& bits, bool fp16) {
+  std::vector<float> out(bits.size());
+  for (std::size_t i = 0; i < bits.size(); ++i) {
+    if (fp16) {
+      __half_raw raw;
+      raw.x = bits[i];
+      out[i] = __half2float(__half(raw));
+    } else {
+      out[i] = suite::float_from_bf16(bits[i]);
+    }
+  }
+  return out;
+}
+
+// A plan with its workspace and the by-value scalars and pointers of one execution.
+struct Plan {
   GraphBuilder builder;
-  build_attention(builder, p);
-  const cudnnBackendDescriptor_t graph = builder.graph(handle);
-  std::string why_not;
-  const cudnnBackendDescriptor_t plan = make_plan(builder, handle, graph, why_not);
-  if (!plan) {
-    state.skip(why_not);
-    return;
-  }
-  std::int64_t workspace_bytes = 0;
-  std::int64_t returned = 0;
-  SUITE_CUDNN_CHECK(cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1,
-                                             &returned, &workspace_bytes));
-  DeviceArray<std::uint8_t> workspace(std::max<std::int64_t>(workspace_bytes, 1));
+  cudnnBackendDescriptor_t plan = nullptr;
+  std::unique_ptr<DeviceArray<std::uint8_t>> workspace;
+  Descriptor* pack = nullptr;
+};
 
-  // By-value scalars are read from host memory at each execution.
-  const float scale = 1.0f / std::sqrt(static_cast<float>(p.head_dim));
-  const float lowest = std::numeric_limits<float>::lowest();
-  std::vector<std::int64_t> uids = {kQ, kK, kV, kO, kStats, kScale};
-  std::vector<void*> pointers = {q.get(), k.get(), v.get(), o.get(), stats.get(), const_cast<float*>(&scale)};
-  if (p.causal) {
-    uids.push_back(kLowest);
-    pointers.push_back(const_cast<float*>(&lowest));
+// Builds the graph and its plan; empty on success, else why not (cuDNN's words).
+std::string prepare(Plan& plan, const Problem& p, bool backward) {
+  const cudnnHandle_t handle = cudnn_handle();
+  try {
+    if (backward) build_backward(plan.builder, p);
+    else build_forward(plan.builder, p);
+    const cudnnBackendDescriptor_t graph = plan.builder.graph(handle);
+    std::string why_not;
+    plan.plan = make_plan(plan.builder, handle, graph, why_not);
+    if (!plan.plan) return (backward ? "backward: " : "forward: ") + why_not;
+  } catch (const std::runtime_error& e) {
+    return std::string(backward ? "backward" : "forward") + " graph rejected by cuDNN: " + e.what();
   }
-  void* workspace_pointer = workspace.get();
-  Descriptor& pack = builder.make(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+  std::int64_t bytes = 0, returned = 0;
+  SUITE_CUDNN_CHECK(cudnnBackendGetAttribute(plan.plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1,
+                                             &returned, &bytes));
+  plan.workspace = std::make_unique<DeviceArray<std::uint8_t>>(std::max<std::int64_t>(bytes, 1));
+  return "";
+}
+
+void bind_tensors(Plan& plan, const std::vector<std::pair<std::int64_t, void*>>& tensors) {
+  std::vector<std::int64_t> uids;
+  std::vector<void*> pointers;
+  for (const auto& [uid, pointer] : tensors) {
+    uids.push_back(uid);
+    pointers.push_back(pointer);
+  }
+  void* workspace_pointer = plan.workspace->get();
+  Descriptor& pack = plan.builder.make(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
   pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids.data(), static_cast<std::int64_t>(uids.size()))
       .set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, pointers.data(),
            static_cast<std::int64_t>(pointers.size()))
       .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, &workspace_pointer)
       .finalize();
-  auto run = [&](cudaStream_t stream) {
-    SUITE_CUDNN_CHECK(cudnnSetStream(handle, stream));
-    SUITE_CUDNN_CHECK(cudnnBackendExecute(handle, plan, pack.get()));
+  plan.pack = &pack;
+}
+
+void execute(const Plan& plan, cudaStream_t stream) {
+  SUITE_CUDNN_CHECK(cudnnSetStream(cudnn_handle(), stream));
+  SUITE_CUDNN_CHECK(cudnnBackendExecute(cudnn_handle(), plan.plan, plan.pack->get()));
+}
+
+void run_attention(pitot::State& state, const Problem& p, const suite::Passes& passes) {
+  if (suite::compute_capability() < 80) {
+    state.skip("cuDNN's fused attention needs compute capability 8.0 or newer");
+    return;
+  }
+  const std::int64_t tokens = p.batch * p.seq, d = p.head_dim;
+  const bool fp16 = p.fp16;
+  Buffer q(tokens * p.q_heads * d), k(tokens * p.kv_heads * d), v(tokens * p.kv_heads * d), o(tokens * p.q_heads * d);
+  DeviceArray<float> stats(p.batch * p.q_heads * p.seq);
+  // Queries spread wider than keys so the softmax is peaked and a wrong mask or head shows.
+  fill(q, -8, 8, 51, fp16);
+  fill(k, -1, 1, 52, fp16);
+  fill(v, -1, 1, 53, fp16);
+  fill(o, -1, 1, 54, fp16);
+  suite::fill_uniform(stats.get(), stats.size(), -1, 1, 55);
+  std::vector<std::int32_t> lengths;
+  for (std::int64_t b = 0; b < p.batch; ++b)
+    lengths.push_back(static_cast<std::int32_t>(p.mask.padding ? suite::padded_length(p.seq, b, p.batch) : p.seq));
+  DeviceArray<std::int32_t> seq_lengths(p.batch);
+  PITOT_CUDA_CHECK(cudaMemcpy(seq_lengths.get(), lengths.data(), seq_lengths.bytes(), cudaMemcpyHostToDevice));
+  const std::int64_t seed_offset[4] = {1234, 0, 0, 0};  // seed at [0], offset at [2]: 16-byte aligned
+  DeviceArray<std::int64_t> philox(4);
+  PITOT_CUDA_CHECK(cudaMemcpy(philox.get(), seed_offset, sizeof seed_offset, cudaMemcpyHostToDevice));
+
+  // By-value scalars are read from host memory at each execution.
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  const float lowest = std::numeric_limits<float>::lowest();
+  const float window = static_cast<float>(p.mask.window);
+  const float drop_scale = static_cast<float>(1.0 / (1.0 - p.dropout)), drop_keep = static_cast<float>(1.0 - p.dropout);
+  const float one = 1.0f;
+  auto common = [&](std::vector<std::pair<std::int64_t, void*>>& t) {
+    t.insert(t.end(), {{kQ, q.get()}, {kK, k.get()}, {kV, v.get()}, {kO, o.get()}, {kStats, stats.get()},
+                       {kScale, const_cast<float*>(&scale)}});
+    if (p.mask.causal || p.mask.padding || p.mask.window > 0) t.push_back({kLowest, const_cast<float*>(&lowest)});
+    if (p.mask.window > 0) t.push_back({kWindow, const_cast<float*>(&window)});
+    if (p.mask.padding) t.insert(t.end(), {{kSeqQ, seq_lengths.get()}, {kSeqKv, seq_lengths.get()}});
+    if (p.dropout > 0)
+      t.insert(t.end(), {{kSeed, philox.get()}, {kOffset, philox.get() + 2}, {kDropScale, const_cast<float*>(&drop_scale)}});
   };
-  run(nullptr);
+
+  // The forward runs in every pass: the backward's inputs (O, Stats) are its outputs.
+  Plan forward;
+  if (const std::string why_not = prepare(forward, p, false); !why_not.empty()) {
+    state.skip(why_not);
+    return;
+  }
+  std::vector<std::pair<std::int64_t, void*>> fwd_tensors;
+  common(fwd_tensors);
+  bind_tensors(forward, fwd_tensors);
+  execute(forward, nullptr);
+
+  std::unique_ptr<Buffer> dout, dq, dk, dv;
+  std::unique_ptr<DeviceArray<float>> softmax_sum, dq_accum;
+  Plan backward;
+  const bool clear_accumulator = cudnnGetVersion() < 90600;  // older cuDNN expects a zeroed dQ accumulator
+  if (passes.backward) {
+    if (const std::string why_not = prepare(backward, p, true); !why_not.empty()) {
+      state.skip(why_not);
+      return;
+    }
+    dout = std::make_unique<Buffer>(tokens * p.q_heads * d);
+    dq = std::make_unique<Buffer>(tokens * p.q_heads * d);
+    dk = std::make_unique<Buffer>(tokens * p.kv_heads * d);
+    dv = std::make_unique<Buffer>(tokens * p.kv_heads * d);
+    softmax_sum = std::make_unique<DeviceArray<float>>(p.batch * p.q_heads * p.seq);
+    dq_accum = std::make_unique<DeviceArray<float>>(tokens * p.q_heads * d);
+    fill(*dout, -1, 1, 56, fp16);
+    fill(*dq, -1, 1, 57, fp16);
+    fill(*dk, -1, 1, 58, fp16);
+    fill(*dv, -1, 1, 59, fp16);
+    std::vector<std::pair<std::int64_t, void*>> bwd_tensors;
+    common(bwd_tensors);
+    bwd_tensors.insert(bwd_tensors.end(), {{kDO, dout->get()}, {kDQ, dq->get()}, {kDK, dk->get()}, {kDV, dv->get()},
+                                           {kSoftmaxSum, softmax_sum->get()}, {kDQAccum, dq_accum->get()}});
+    bwd_tensors.push_back(p.dropout > 0 ? std::pair<std::int64_t, void*>{kDropKeep, const_cast<float*>(&drop_keep)}
+                                        : std::pair<std::int64_t, void*>{kOne, const_cast<float*>(&one)});
+    bind_tensors(backward, bwd_tensors);
+  }
+  auto run_backward = [&](cudaStream_t stream) {
+    if (clear_accumulator) PITOT_CUDA_CHECK(cudaMemsetAsync(dq_accum->get(), 0, dq_accum->bytes(), stream));
+    execute(backward, stream);
+  };
+  if (passes.backward) run_backward(nullptr);
   PITOT_CUDA_CHECK(cudaDeviceSynchronize());
 
-  // Check query rows near the start (where causal masking matters most), the middle and the end,
-  // for the first and last sequence and the first and last query head, against the CPU.
-  const std::int64_t d = p.head_dim, group = p.q_heads / p.kv_heads;
-  const std::vector<std::int64_t> positions = {0, 1, 2, p.seq / 3, p.seq / 2, p.seq - 2, p.seq - 1};
-  std::vector<double> got, want;
-  for (std::int64_t batch : suite::sample_indices(p.batch, 2))
-    for (std::int64_t head : suite::sample_indices(p.q_heads, 2)) {
-      const std::int64_t kv_head = head / group;
-      const std::int64_t first_token = batch * p.seq;
-      const auto keys = suite::decode(
-          suite::strided_rows_to_host(k.get() + (first_token * p.kv_heads + kv_head) * d, d, p.kv_heads * d, p.seq));
-      const auto values = suite::decode(
-          suite::strided_rows_to_host(v.get() + (first_token * p.kv_heads + kv_head) * d, d, p.kv_heads * d, p.seq));
-      for (std::int64_t i : positions) {
-        const std::int64_t row = ((first_token + i) * p.q_heads + head) * d;
-        const auto q_row = suite::decode(suite::to_host(q.get() + row, d));
-        const auto o_row = suite::decode(suite::to_host(o.get() + row, d));
-        const auto ref = suite::attention_row_reference(q_row, keys, values, p.causal ? i + 1 : p.seq, scale);
-        want.insert(want.end(), ref.begin(), ref.end());
-        got.insert(got.end(), o_row.begin(), o_row.end());
+  // Check rows near the start (where causal masking matters most), the middle and the end of the
+  // first and last sequence, for the first and last query head: O and Stats of the forward and dQ of
+  // the backward against the CPU, and dK, dV of a few key rows of the last kv head.
+  const Dims qs = view_strides(p, p.q_heads), ks = view_strides(p, p.kv_heads);
+  const std::int64_t group = p.q_heads / p.kv_heads;
+  auto rows_of = [&](const Buffer& buffer, const Dims& strides, std::int64_t b, std::int64_t h) {
+    const auto* first = static_cast<const std::uint16_t*>(buffer.get()) + b * strides[0] + h * strides[1];
+    return decode16(suite::strided_rows_to_host(first, d, strides[2], p.seq), fp16);
+  };
+  const auto stats_host = suite::to_host(stats.get(), stats.size());
+  const bool exact = p.dropout == 0;  // with dropout only Stats is reproducible on the CPU
+  std::vector<double> o_got, o_want, lse_got, lse_want, dq_got, dq_want, dq_atol;
+  for (std::int64_t b : suite::sample_indices(p.batch, 2))
+    for (std::int64_t h : suite::sample_indices(p.q_heads, 2)) {
+      const std::int64_t length = lengths[static_cast<std::size_t>(b)];
+      const auto keys = rows_of(k, ks, b, h / group), values = rows_of(v, ks, b, h / group);
+      const auto queries = rows_of(q, qs, b, h), outs = rows_of(o, qs, b, h);
+      std::vector<float> douts, dqs;
+      if (passes.backward) {
+        douts = rows_of(*dout, qs, b, h);
+        dqs = rows_of(*dq, qs, b, h);
+      }
+      for (std::int64_t i : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, p.seq / 3, p.seq / 2, length - 2, length - 1}) {
+        const auto range = suite::visible_keys(p.mask, i, length);
+        if (range.last <= range.first) continue;
+        const std::span<const float> q_row(queries.data() + i * d, d);
+        const auto ref = suite::attention_row(q_row, keys, values,
+                                              passes.backward ? std::span<const float>(douts.data() + i * d, d)
+                                                              : std::span<const float>(),
+                                              range.first, range.last, scale);
+        lse_got.push_back(stats_host[static_cast<std::size_t>((b * p.q_heads + h) * p.seq + i)]);
+        lse_want.push_back(ref.lse);
+        if (!exact) continue;
+        o_want.insert(o_want.end(), ref.o.begin(), ref.o.end());
+        o_got.insert(o_got.end(), outs.begin() + i * d, outs.begin() + (i + 1) * d);
+        if (passes.backward) {
+          double largest = 0;
+          for (double g : ref.dq) largest = std::max(largest, std::fabs(g));
+          dq_want.insert(dq_want.end(), ref.dq.begin(), ref.dq.end());
+          dq_got.insert(dq_got.end(), dqs.begin() + i * d, dqs.begin() + (i + 1) * d);
+          dq_atol.insert(dq_atol.end(), static_cast<std::size_t>(d), largest / 64 + 1.0 / 1024);
+        }
       }
     }
-  // bf16 probabilities and output: 2^-7 relative plus 2^-7 absolute (values are within [-1, 1]).
-  suite::require(suite::compare(got, want, 1.0 / 128, 1.0 / 128), "attention output");
+  // Stats in fp32; O in the io type (P rounded to it too): 2^-7 relative plus 2^-7 absolute.
+  suite::require(suite::compare(lse_got, lse_want, 1.0 / 4096, 1.0 / 1024), "attention Stats (log-sum-exp)");
+  if (exact) suite::require(suite::compare(o_got, o_want, 1.0 / 128, 1.0 / 128), "attention output");
+  if (exact && passes.backward) {
+    suite::require(suite::compare(dq_got, dq_want, 1.0 / 64, dq_atol), "attention dQ");
+    // dK and dV of key rows of the first sequence's last kv head, from every query head that shares
+    // it, with the forward's own Stats and D = dO . O (both as the backward reads them).
+    const std::int64_t b = 0, kv = p.kv_heads - 1, length = lengths[0];
+    const auto keys = rows_of(k, ks, b, kv), values = rows_of(v, ks, b, kv);
+    const auto dks = rows_of(*dk, ks, b, kv), dvs = rows_of(*dv, ks, b, kv);
+    std::vector<std::vector<float>> queries, douts, outs;
+    for (std::int64_t h = kv * group; h < (kv + 1) * group; ++h) {
+      queries.push_back(rows_of(q, qs, b, h));
+      douts.push_back(rows_of(*dout, qs, b, h));
+      outs.push_back(rows_of(o, qs, b, h));
+    }
+    std::vector<double> dk_got, dk_want, dk_atol, dv_got, dv_want, dv_atol;
+    for (std::int64_t j : {std::int64_t{0}, length / 2, length - 1}) {
+      std::vector<float> seen_q, seen_do;
+      std::vector<double> lse, delta;
+      for (std::int64_t g = 0; g < group; ++g)
+        for (std::int64_t i = 0; i < length; ++i) {
+          const auto range = suite::visible_keys(p.mask, i, length);
+          if (j < range.first || j >= range.last) continue;
+          const float* qi = queries[g].data() + i * d;
+          const float* doi = douts[g].data() + i * d;
+          const float* oi = outs[g].data() + i * d;
+          seen_q.insert(seen_q.end(), qi, qi + d);
+          seen_do.insert(seen_do.end(), doi, doi + d);
+          lse.push_back(stats_host[static_cast<std::size_t>((b * p.q_heads + kv * group + g) * p.seq + i)]);
+          double dot = 0;
+          for (std::int64_t t = 0; t < d; ++t) dot += static_cast<double>(doi[t]) * oi[t];
+          delta.push_back(dot);
+        }
+      const auto ref = suite::attention_key_grads(std::span<const float>(keys.data() + j * d, d),
+                                                  std::span<const float>(values.data() + j * d, d), seen_q, seen_do, lse,
+                                                  delta, scale);
+      for (std::int64_t t = 0; t < d; ++t) {
+        dk_got.push_back(dks[j * d + t]);
+        dk_want.push_back(ref.dk[t]);
+        dk_atol.push_back(ref.dk_magnitude[t] / 64 + 1.0 / 1024);
+        dv_got.push_back(dvs[j * d + t]);
+        dv_want.push_back(ref.dv[t]);
+        dv_atol.push_back(ref.dv_magnitude[t] / 128 + 1.0 / 1024);
+      }
+    }
+    suite::require(suite::compare(dk_got, dk_want, 1.0 / 64, dk_atol), "attention dK");
+    suite::require(suite::compare(dv_got, dv_want, 1.0 / 64, dv_atol), "attention dV");
+  } else if (passes.backward) {
+    // Dropout: cuDNN's Philox mask is not reproduced on the CPU; the gradients must at least be finite.
+    for (const Buffer* g : {dq.get(), dk.get(), dv.get()}) {
+      const auto rows = decode16(suite::to_host(static_cast<const std::uint16_t*>(g->get()), 4096), fp16);
+      for (float x : rows)
+        if (!std::isfinite(x)) throw std::runtime_error("attention backward with dropout wrote a non-finite gradient");
+    }
+  }
 
-  state.add_flops((p.causal ? 1.0 : 2.0) *
-                  suite::causal_attention_flops(p.batch, p.q_heads, p.seq, p.head_dim));
+  const double pairs = suite::attention_pairs(p.mask, p.batch, p.seq);
+  state.add_flops(suite::attention_flops(pairs, p.q_heads, d, passes));
   state.add_items(static_cast<double>(tokens));
-  state.exec([&](pitot::Launch& l) { run(l.stream()); });
+  state.exec([&](pitot::Launch& l) {
+    if (passes.forward) execute(forward, l.stream());
+    if (passes.backward) run_backward(l.stream());
+  });
+}
+
+void attention(pitot::State& state) {
+  const auto& model = suite::dense_model(state.get_string("model"));
+  const std::int64_t seq = state.get_int("seq");
+  const Problem p{suite::attention_batch(seq), seq, model.q_heads, model.kv_heads, model.head_dim,
+                  suite::attention_mask(state.get_string("mask"), 0), 0.0, false, false};
+  run_attention(state, p, suite::parse_pass(state.get_string("pass")));
 }
 PITOT_BENCHMARK(attention)
     .axis("model", suite::attention_model_names())
-    .axis("mask", {"causal", "none"})
-    .axis("seq", suite::sequence_lengths());
+    .axis("mask", {"none", "causal"})
+    .axis("seq", {1024, 4096, 8192})
+    .axis("pass", suite::pass_names())
+    .version("2");
+
+void attention_matrix(pitot::State& state) {
+  const auto& model = suite::dense_model("llama3.1-8b");
+  const std::int64_t seq = 4096;
+  const auto mask = suite::attention_mask(state.get_string("mask"), state.get_int("window"));
+  if (mask.window > 0 && !mask.causal) {
+    state.skip("a sliding window is swept with a causal mask only (as Mistral and Gemma use it)");
+    return;
+  }
+  const std::string& layout = state.get_string("layout");
+  const std::string& dtype = state.get_string("dtype");
+  const Problem p{suite::attention_batch(seq), seq, model.q_heads, model.kv_heads, model.head_dim, mask,
+                  state.get_float("dropout"), layout == "sbhd", dtype == "fp16"};
+  run_attention(state, p, suite::parse_pass(state.get_string("pass")));
+}
+PITOT_BENCHMARK(attention_matrix)
+    .axis("mask", suite::attention_mask_names())
+    .axis("window", {0, 1024})
+    .axis("dropout", {0.0, 0.1})
+    .axis("layout", {"bshd", "sbhd"})
+    .axis("dtype", {"bf16", "fp16"})
+    .axis("pass", {"fwd", "bwd"});
 
 }  // namespace

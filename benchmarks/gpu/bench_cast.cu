@@ -10,6 +10,7 @@
 // AMD this program measures a software conversion (docs/suite.md).
 #include <pitot/pitot.hpp>
 #include <pitot/gpu.hpp>
+#include <pitot/gpu_names.hpp>
 
 #if PITOT_GPU_CUDA
 #include <cuda_fp8.h>

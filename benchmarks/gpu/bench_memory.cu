@@ -8,6 +8,7 @@
 // Portable: built by nvcc and by hipcc (<pitot/gpu.hpp>).
 #include <pitot/pitot.hpp>
 #include <pitot/gpu.hpp>
+#include <pitot/gpu_names.hpp>
 
 #include <cstdint>
 #include <stdexcept>

@@ -3,6 +3,7 @@
 // calls, PITOT_GPU_CHECK, and <<<...>>> launches on l.stream().
 #include <pitot/pitot.hpp>
 #include <pitot/gpu.hpp>
+#include <pitot/gpu_names.hpp>
 
 #include <cstdint>
 

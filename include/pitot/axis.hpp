@@ -19,10 +19,4 @@ struct Axis {
   std::vector<AxisValue> values;
 };
 
-// Python repr() of a value, as asv stores parameters: 10, 0.5, 'abc'.
-std::string python_repr(const AxisValue& value);
-// Short human form used in point names: 10, 0.5, abc, 2^10.
-std::string display_value(const AxisValue& value, AxisKind kind);
-const char* axis_kind_name(AxisKind kind);
-
 }  // namespace pitot

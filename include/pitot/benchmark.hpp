@@ -2,10 +2,8 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <initializer_list>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -32,16 +30,7 @@ struct BuildFlags {
   std::string build_type;  // CMake's build type of the benchmark target ("" when none was set)
 };
 
-struct BenchmarkDef {
-  std::string name;
-  BenchmarkFn fn;
-  std::vector<Axis> axes;
-  std::string version = "1";
-  double timeout_seconds = 60.0;  // the driver kills a point that runs longer
-  std::string source_file;
-  std::string code;  // shown by asv as a tooltip
-  BuildFlags build;
-};
+struct BenchmarkDef;  // a registered benchmark (<pitot/detail/registry.hpp>)
 
 // Fluent builder returned by PITOT_BENCHMARK.
 class Benchmark {
@@ -66,8 +55,6 @@ class Benchmark {
   Benchmark& version(std::string v);
   Benchmark& timeout(double seconds);
 
-  const BenchmarkDef& def() const { return *def_; }
-
  private:
   template <class T>
   static constexpr AxisKind kind_of() {
@@ -86,18 +73,8 @@ class Benchmark {
   BenchmarkDef* def_;
 };
 
-// All benchmarks of this program, in registration order (a deque: builders keep pointers).
-std::deque<BenchmarkDef>& registry();
+// What PITOT_BENCHMARK expands to: adds a benchmark to this program's registry.
 Benchmark register_benchmark(std::string name, BenchmarkFn fn, std::string source_file, BuildFlags build = {});
-// The build of the registered benchmarks taken together (unoptimized if any of their sources
-// is); nullopt when none is registered (the driver).
-std::optional<BuildFlags> program_build();
-// The build type asv's env name records: CMake's, except that an unoptimized build is named
-// "unoptimized" (or "Debug") whatever CMake says, and an optimized one without a type "none".
-std::string build_type_name(const BuildFlags& build);
-// Mistakes found while registering (an empty axis, a duplicate benchmark or axis name, a name asv
-// cannot store, a NaN or non-UTF-8 axis value: src/core/text.hpp); main reports them, exit 2.
-std::vector<std::string>& registration_errors();
 
 }  // namespace pitot
 

@@ -1,15 +1,17 @@
 // One kernel source for NVIDIA and AMD: the same .cu file compiles with nvcc (CUDA backend) or
-// hipcc (HIP backend). Benchmarks write gpuMalloc, gpuMemcpyAsync, gpuStream_t, PITOT_GPU_CHECK,
-// and launch with <<<grid, block, shared, l.stream()>>>, which both compilers accept:
+// hipcc (HIP backend). This header gives PITOT_GPU_CHECK, pitot::gpu::bfloat16 and the device
+// helpers below, and launches work with <<<grid, block, shared, l.stream()>>>, which both
+// compilers accept:
 //
 //   #include <pitot/pitot.hpp>
 //   #include <pitot/gpu.hpp>
 //   state.exec([&](pitot::Launch& l) { copy<<<blocks, 256, 0, l.stream()>>>(in, out, n); });
 //
-// Only the runtime calls benchmarks need are mapped; anything vendor-specific stays behind
-// `#if PITOT_GPU_HIP` / `#if PITOT_GPU_CUDA`. Device code differences that matter for kernels:
-// a wavefront on AMD data-center GPUs has 64 lanes, a CUDA warp 32 (use pitot::gpu::warp_size()),
-// and shuffles take no mask on HIP (use pitot::gpu::shfl_xor).
+// The runtime calls under one spelling (gpuMalloc, gpuMemcpyAsync, gpuStream_t, ...) are opt-in:
+// include <pitot/gpu_names.hpp> as well (docs/DESIGN.md says why they are not defined here).
+// Anything vendor-specific stays behind `#if PITOT_GPU_HIP` / `#if PITOT_GPU_CUDA`. Device code
+// differences that matter for kernels: a wavefront on AMD data-center GPUs has 64 lanes, a CUDA
+// warp 32 (use pitot::gpu::warp_size()), and shuffles take no mask on HIP (use pitot::gpu::shfl_xor).
 #pragma once
 
 #if defined(__HIP__)
@@ -27,33 +29,24 @@
 #include <hip/hip_bfloat16.h>
 #endif
 #include <pitot/hip.hpp>
+#define PITOT_GPU_NAMESPACE hip
 #elif defined(__CUDACC__)
 #define PITOT_GPU_HIP 0
 #define PITOT_GPU_CUDA 1
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <pitot/cuda.hpp>
+#define PITOT_GPU_NAMESPACE cuda
 #else
 #error "<pitot/gpu.hpp> is for GPU sources: compile this file with nvcc (as a .cu file) or with hipcc"
 #endif
 
-#include <pitot/gpu_names.hpp>
-
-// Check a runtime call in benchmark code: PITOT_GPU_CHECK(gpuMalloc(&p, bytes));
+// Check a runtime call in benchmark code: PITOT_GPU_CHECK(gpuMalloc(&p, bytes)); (gpuMalloc is
+// <pitot/gpu_names.hpp>'s; PITOT_GPU_CHECK takes any call of the backend's runtime).
 #if PITOT_GPU_HIP
 #define PITOT_GPU_CHECK(call) PITOT_HIP_CHECK(call)
 #else
 #define PITOT_GPU_CHECK(call) PITOT_CUDA_CHECK(call)
-#endif
-
-
-// 16-bit brain float, with conversions usable on the host and the device.
-#if PITOT_GPU_HIP && PITOT_GPU_HIP_BF16
-using gpu_bfloat16 = __hip_bfloat16;
-#elif PITOT_GPU_HIP
-using gpu_bfloat16 = hip_bfloat16;
-#else
-using gpu_bfloat16 = __nv_bfloat16;
 #endif
 
 // The helpers below go into the backend's namespace, and pitot::gpu names it: pitot::gpu::shfl_xor,
@@ -61,8 +54,17 @@ using gpu_bfloat16 = __nv_bfloat16;
 namespace pitot {
 namespace PITOT_GPU_NAMESPACE {
 
+// 16-bit brain float, with conversions usable on the host and the device.
+#if PITOT_GPU_HIP && PITOT_GPU_HIP_BF16
+using bfloat16 = __hip_bfloat16;
+#elif PITOT_GPU_HIP
+using bfloat16 = hip_bfloat16;
+#else
+using bfloat16 = __nv_bfloat16;
+#endif
+
 // Round to nearest even.
-__host__ __device__ inline gpu_bfloat16 bf16_from_float(float value) {
+__host__ __device__ inline bfloat16 bf16_from_float(float value) {
 #if PITOT_GPU_HIP && !PITOT_GPU_HIP_BF16
   return hip_bfloat16(value);
 #else
@@ -70,7 +72,7 @@ __host__ __device__ inline gpu_bfloat16 bf16_from_float(float value) {
 #endif
 }
 
-__host__ __device__ inline float float_from_bf16(gpu_bfloat16 value) {
+__host__ __device__ inline float float_from_bf16(bfloat16 value) {
 #if PITOT_GPU_HIP && !PITOT_GPU_HIP_BF16
   return static_cast<float>(value);
 #else

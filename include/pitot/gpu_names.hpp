@@ -1,10 +1,19 @@
-// The gpu* names for the CUDA or HIP runtime: macros only, no runtime header, so both
-// <pitot/gpu.hpp> (kernel sources, nvcc or hipcc) and the backends' host code (src/gpu/api.hpp,
-// the plain C++ compiler) share one list. Define PITOT_GPU_HIP (1 or 0) before including it.
+// Opt-in: the runtime calls under one spelling, gpuMalloc, gpuMemcpyAsync, gpuStream_t, ...
+// (cudaMalloc or hipMalloc underneath), for sources written once for NVIDIA and AMD:
+//
+//   #include <pitot/pitot.hpp>
+//   #include <pitot/gpu.hpp>
+//   #include <pitot/gpu_names.hpp>   // this header: defines about 70 unprefixed gpu* macros
+//
+// They are macros without the PITOT_ prefix, so only the files that include this header get them
+// (<pitot/gpu.hpp> does not: docs/DESIGN.md, "The public API"). Macros only, no runtime header,
+// so the backends' host code (src/gpu/api.hpp, the plain C++ compiler) shares the list: it defines
+// PITOT_GPU_HIP (1 or 0) before including it. In a kernel source that has not, this header
+// includes <pitot/gpu.hpp> first.
 #pragma once
 
 #if !defined(PITOT_GPU_HIP)
-#error "define PITOT_GPU_HIP before including <pitot/gpu_names.hpp> (include <pitot/gpu.hpp> instead)"
+#include <pitot/gpu.hpp>
 #endif
 
 #if PITOT_GPU_HIP
@@ -104,8 +113,7 @@
 #define gpuStreamEndCapture PITOT_GPU_PREFIX(StreamEndCapture)
 #define gpuStreamCaptureModeThreadLocal PITOT_GPU_PREFIX(StreamCaptureModeThreadLocal)
 
-#if PITOT_GPU_HIP
-#define PITOT_GPU_NAMESPACE hip
-#else
-#define PITOT_GPU_NAMESPACE cuda
+// pitot::gpu::bfloat16 as gpu_bfloat16 (kernel sources only: <pitot/gpu.hpp> defines it).
+#if defined(__CUDACC__) || defined(__HIP__)
+using gpu_bfloat16 = ::pitot::gpu::bfloat16;
 #endif

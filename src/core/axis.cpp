@@ -1,4 +1,4 @@
-#include <pitot/axis.hpp>
+#include <pitot/detail/axis_repr.hpp>
 
 #include <cmath>
 #include <cstdio>

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <pitot/benchmark.hpp>
+#include <pitot/detail/registry.hpp>
 #include "core/result.hpp"
 
 namespace pitot {

@@ -1,4 +1,4 @@
-#include <pitot/benchmark.hpp>
+#include <pitot/detail/registry.hpp>
 
 #include <cmath>
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <pitot/axis.hpp>
+#include <pitot/detail/axis_repr.hpp>
 #include "core/stats.hpp"
 
 namespace pitot {

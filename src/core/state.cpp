@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <pitot/benchmark.hpp>
+#include <pitot/detail/backend_info.hpp>
 
 #include "core/backend.hpp"
 #include "core/point_run.hpp"
@@ -57,10 +58,6 @@ void State::add_items(double n) { run_.result.items += n; }
 void State::add_bytes(double n) { run_.result.bytes += n; }
 void State::add_flops(double n) { run_.result.flops += n; }
 
-void State::set_backend_info(std::string key, std::string json_value) {
-  run_.result.backend_info[std::move(key)] = nlohmann::json::parse(json_value);
-}
-
 const std::string& State::benchmark_name() const { return run_.point.def->name; }
 const std::string& State::point_name() const { return run_.point.name; }
 
@@ -74,17 +71,29 @@ void State::exec_device(std::function<void(Launch&)> work) {
   backend->exec(*this, std::move(work));
 }
 
-void State::run(Sampler& sampler) {
-  if (run_.skipped) return;
-  if (run_.exec_called)
-    throw UsageError("benchmark " + run_.point.def->name + " called exec twice; one timed region per point");
-  run_.exec_called = true;
-  const RunConfig& cfg = run_.config;
-  PointResult& r = run_.result;
+namespace detail {
+
+// The friend of State that reaches its point; only this file defines it.
+struct StateAccess {
+  static PointRun& point_run(State& state) { return state.run_; }
+};
+
+void set_backend_info(State& state, std::string key, std::string json_value) {
+  StateAccess::point_run(state).result.backend_info[std::move(key)] = nlohmann::json::parse(json_value);
+}
+
+void run_schedule(State& state, Sampler& sampler) {
+  PointRun& run = StateAccess::point_run(state);
+  if (run.skipped) return;
+  if (run.exec_called)
+    throw UsageError("benchmark " + run.point.def->name + " called exec twice; one timed region per point");
+  run.exec_called = true;
+  const RunConfig& cfg = run.config;
+  PointResult& r = run.result;
   r.backend = sampler.backend();
   const DeviceBackend* backend = device_backend();
   auto range_push = [&] {
-    if (backend && backend->range_push) backend->range_push("pitot:" + run_.point.name);
+    if (backend && backend->range_push) backend->range_push("pitot:" + run.point.name);
   };
   auto range_pop = [&] {
     if (backend && backend->range_pop) backend->range_pop();
@@ -128,10 +137,11 @@ void State::run(Sampler& sampler) {
     if (r.stop_reason.empty() && static_cast<int>(r.samples.size()) + r.discarded_samples >= cfg.max_samples)
       r.stop_reason = "max_samples";
     if (!r.stop_reason.empty()) break;
-    run_.yield_turn();
-    run_.wait_for_turn();
+    run.yield_turn();
+    run.wait_for_turn();
   }
   sampler.finish();
 }
 
+}  // namespace detail
 }  // namespace pitot

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <pitot/detail/axis_repr.hpp>
+
 #include "core/utf8.hpp"
 
 namespace pitot {

@@ -85,10 +85,10 @@ void select_device(int device) {
 
 void record_kit_info(State& state, const DeviceKit& kit) {
   if (kit.peak_gbytes_per_second > 0)
-    state.set_backend_info("peak_gbytes_per_second", json(kit.peak_gbytes_per_second).dump());
+    detail::set_backend_info(state, "peak_gbytes_per_second", json(kit.peak_gbytes_per_second).dump());
   // What the data may stay in between launches (hot and graph mode): the HBM percentage is left
   // out when a launch's bytes fit there (src/core/engine.cpp).
-  if (kit.l2_bytes > 0) state.set_backend_info("cache_bytes", json(kit.l2_bytes).dump());
+  if (kit.l2_bytes > 0) detail::set_backend_info(state, "cache_bytes", json(kit.l2_bytes).dump());
 }
 
 DeviceBackend make_backend() {

@@ -94,26 +94,26 @@ void exec(State& state, std::function<void(Launch&)> work) {
   // Setup work the author queued (fills, copies) finishes before anything is timed.
   PITOT_GPU_TRY(gpuDeviceSynchronize());
   DeviceKit& kit = device_kit(options.device);
-  state.set_backend_info("device", std::to_string(options.device));
-  state.set_backend_info("timing", nlohmann::json(name_of(mode)).dump());
-  if (rotations > 1) state.set_backend_info("rotations", std::to_string(rotations));
-  if (mode == Mode::Cold) state.set_backend_info("flush_bytes", std::to_string(kit.flush_bytes));
+  detail::set_backend_info(state, "device", std::to_string(options.device));
+  detail::set_backend_info(state, "timing", nlohmann::json(name_of(mode)).dump());
+  if (rotations > 1) detail::set_backend_info(state, "rotations", std::to_string(rotations));
+  if (mode == Mode::Cold) detail::set_backend_info(state, "flush_bytes", std::to_string(kit.flush_bytes));
   record_kit_info(state, kit);
   std::string unavailable;
   const Clock clock = choose_clock(options.clock, mode, &unavailable);
-  if (!unavailable.empty()) state.set_backend_info("kernel_clock_unavailable", json_text(nlohmann::json(unavailable)));
+  if (!unavailable.empty()) detail::set_backend_info(state, "kernel_clock_unavailable", json_text(nlohmann::json(unavailable)));
   DeviceSampler sampler(kit, mode, clock, options.clock == Clock::Kernel, work, rotations, options.graph_launches,
                         options.throttle_ratio);
-  state.run(sampler);
+  detail::run_schedule(state, sampler);
   // The clock the samples were read with: the kernel clock may have declined during warm-up.
-  state.set_backend_info("clock", nlohmann::json(name_of(sampler.kernel_clock() ? Clock::Kernel : Clock::Events)).dump());
+  detail::set_backend_info(state, "clock", nlohmann::json(name_of(sampler.kernel_clock() ? Clock::Kernel : Clock::Events)).dump());
   if (!sampler.kernel_clock_declined().empty())
-    state.set_backend_info("kernel_clock_declined", nlohmann::json(sampler.kernel_clock_declined()).dump());
-  if (sampler.kernel_clock()) state.set_backend_info("kernel_clock", kernel_clock_info(sampler).dump());
-  state.set_backend_info("launches_per_sample", std::to_string(sampler.iterations_per_sample()));
+    detail::set_backend_info(state, "kernel_clock_declined", nlohmann::json(sampler.kernel_clock_declined()).dump());
+  if (sampler.kernel_clock()) detail::set_backend_info(state, "kernel_clock", kernel_clock_info(sampler).dump());
+  detail::set_backend_info(state, "launches_per_sample", std::to_string(sampler.iterations_per_sample()));
   // Without the blocker the host's launch latency can fall between the events (see run_batch);
   // it may have been given up during this point (a tool serializing launches).
-  if (!kit.use_blocker) state.set_backend_info("blocking_kernel", "false");
+  if (!kit.use_blocker) detail::set_backend_info(state, "blocking_kernel", "false");
 }
 
 void set_rotations(State& state, int count) {

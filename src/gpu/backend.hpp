@@ -6,6 +6,7 @@
 
 #include <functional>
 
+#include <pitot/detail/backend_info.hpp>
 #include <pitot/state.hpp>
 
 #include "core/backend.hpp"

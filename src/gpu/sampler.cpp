@@ -237,7 +237,7 @@ void DeviceSampler::read_kernel_clock(std::uint64_t first, BatchTimes& times) {
   times.kernels.add(launches);
 }
 
-Sample DeviceSampler::sample() {
+detail::Sample DeviceSampler::sample() {
   // On CUDA consecutive batches alternate between two states on an H200 (every launch of one
   // batch ~0.3 us slower than the next's: seen in cold, for any kernel). A sample of two batches
   // holds one of each, so samples no longer fall into two groups whose median flips.
@@ -253,7 +253,7 @@ Sample DeviceSampler::sample() {
     if (!std::isnan(ratio)) ratios.push_back(ratio);
   }
   const double launches = static_cast<double>(iterations_per_sample());
-  Sample s;
+  detail::Sample s;
   s.seconds = sum.seconds / launches;
   if (!ratios.empty()) {
     s.clock_ratio = *std::min_element(ratios.begin(), ratios.end());

@@ -65,7 +65,7 @@ struct ReleaseOnExit {
   }
 };
 
-class DeviceSampler final : public Sampler {
+class DeviceSampler final : public detail::Sampler {
  public:
   DeviceSampler(DeviceKit& kit, Mode mode, Clock clock, bool clock_forced, std::function<void(Launch&)>& work, int rotations,
                 int graph_launches, double throttle_ratio);
@@ -75,7 +75,7 @@ class DeviceSampler final : public Sampler {
 
   const char* backend() const override { return kBackendName; }
   void warmup(double warmup_seconds, double min_sample_seconds) override;
-  Sample sample() override;
+  detail::Sample sample() override;
   void run_once() override;  // hook
   std::int64_t iterations_per_sample() const override { return count_ * batches_; }
   void finish() override;

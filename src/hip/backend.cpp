@@ -95,7 +95,7 @@ void select_device(int device) {
 }
 
 void record_kit_info(State& state, const DeviceKit& kit) {
-  state.set_backend_info("event_resolution_seconds", json(kit.event_resolution_seconds).dump());
+  detail::set_backend_info(state, "event_resolution_seconds", json(kit.event_resolution_seconds).dump());
 }
 
 DeviceBackend make_backend() {

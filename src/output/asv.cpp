@@ -1,5 +1,6 @@
 // The asv results database writer. The format and the reasons behind each rule are in
-// docs/asv-database.md and docs/asv-format.md; section numbers below refer to docs/asv-format.md.
+// docs/asv-format.md (section numbers below); a results file's rows and text are shared with
+// its readers in output/asv_results.cpp.
 #include "output/asv.hpp"
 
 #include <cerrno>
@@ -25,141 +26,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr int kResultsVersion = 2;
-constexpr int kBenchmarksVersion = 2;
-constexpr int kMachineVersion = 1;
-
-// §5: the columns of a results row, verbatim from asv.
-const std::vector<std::string> kResultColumns = {
-    "result",        "params",        "version",    "started_at",   "duration",
-    "stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75",   "stats_number",
-    "stats_repeat",  "samples",       "profile"};
-// The columns holding one entry per point (the "(N)" columns of §5).
-const std::vector<std::string> kPointColumns = {"result",     "stats_ci_99_a", "stats_ci_99_b",
-                                                "stats_q_25", "stats_q_75",    "stats_number",
-                                                "stats_repeat", "samples"};
-
-// ---------------------------------------------------------------------------------------------
-// asv's results files use Python's JSON dialect: bare NaN, Infinity and -Infinity tokens.
-// nlohmann neither reads nor writes them, so they travel through the parser as marker strings
-// (a control character cannot appear raw in a JSON string, so no real string looks like one).
-
-const std::string kNanMark = "\x01NaN", kInfMark = "\x01Infinity", kNegInfMark = "\x01-Infinity";
-
-std::string python_tokens_to_marks(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size()) out += text[++i];
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    auto token = [&](const char* word) { return text.compare(i, std::strlen(word), word) == 0; };
-    if (c == '"') {
-      in_string = true;
-      out += c;
-    } else if (token("NaN")) {
-      out += "\"\\u0001NaN\"";
-      i += 2;
-    } else if (token("Infinity")) {
-      out += "\"\\u0001Infinity\"";
-      i += 7;
-    } else if (token("-Infinity")) {
-      out += "\"\\u0001-Infinity\"";
-      i += 8;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-void marks_to_numbers(json& j) {
-  if (j.is_string()) {
-    const auto& s = j.get_ref<const std::string&>();
-    if (s == kNanMark) j = std::numeric_limits<double>::quiet_NaN();
-    else if (s == kInfMark) j = std::numeric_limits<double>::infinity();
-    else if (s == kNegInfMark) j = -std::numeric_limits<double>::infinity();
-  } else if (j.is_structured()) {
-    for (auto& item : j) marks_to_numbers(item);
-  }
-}
-
-// Compact JSON in Python's dialect (what asv's json.dump writes).
-void dump_python(const json& j, std::string& out) {
-  switch (j.type()) {
-    case json::value_t::object: {
-      out += '{';
-      bool first = true;
-      for (auto it = j.begin(); it != j.end(); ++it) {
-        if (!first) out += ", ";
-        first = false;
-        out += json_text(json(it.key()));
-        out += ": ";
-        dump_python(it.value(), out);
-      }
-      out += '}';
-      break;
-    }
-    case json::value_t::array: {
-      out += '[';
-      bool first = true;
-      for (const auto& item : j) {
-        if (!first) out += ", ";
-        first = false;
-        dump_python(item, out);
-      }
-      out += ']';
-      break;
-    }
-    case json::value_t::number_float: {
-      double x = j.get<double>();
-      if (std::isnan(x)) out += "NaN";
-      else if (std::isinf(x)) out += x > 0 ? "Infinity" : "-Infinity";
-      else out += json_text(j);
-      break;
-    }
-    default:
-      out += json_text(j);
-  }
-}
-
-std::string dump_python(const json& j) {
-  std::string out;
-  dump_python(j, out);
-  return out;
-}
-
-// A results file: one top-level key per line and one benchmark row per line, so that a diff of
-// two versions shows which rows changed. Still the same JSON for asv.
-std::string results_file_text(const json& doc) {
-  std::string out = "{\n";
-  bool first = true;
-  for (auto it = doc.begin(); it != doc.end(); ++it) {
-    if (!first) out += ",\n";
-    first = false;
-    out += json_text(json(it.key())) + ": ";
-    if (it.key() == "results" && it.value().is_object() && !it.value().empty()) {
-      out += "{\n";
-      bool first_row = true;
-      for (auto row = it.value().begin(); row != it.value().end(); ++row) {
-        if (!first_row) out += ",\n";
-        first_row = false;
-        out += "  " + json_text(json(row.key())) + ": " + dump_python(row.value());
-      }
-      out += "\n}";
-    } else {
-      out += dump_python(it.value());
-    }
-  }
-  out += "\n}\n";
-  return out;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Reading existing files.
@@ -210,7 +76,7 @@ void as_asv_error(Body&& body) {
 // ---------------------------------------------------------------------------------------------
 // Rows.
 
-using Params = std::vector<std::vector<std::string>>;
+using Params = AsvParams;
 
 // asv's params of a benchmark: the repr of each value, duplicates within an axis numbered
 // "x (0)", "x (1)" as asv_runner does, so that every point has its own name.
@@ -232,21 +98,6 @@ std::vector<std::string> param_names(const BenchmarkInfo& b) {
   std::vector<std::string> names;
   for (const auto& axis : b.axes) names.push_back(axis.name);
   return names;
-}
-
-// All parameter tuples in asv's order (itertools.product: last axis fastest).
-std::vector<std::vector<std::string>> param_tuples(const Params& params) {
-  std::vector<std::vector<std::string>> tuples = {{}};
-  for (const auto& axis : params) {
-    std::vector<std::vector<std::string>> next;
-    for (const auto& t : tuples)
-      for (const auto& v : axis) {
-        next.push_back(t);
-        next.back().push_back(v);
-      }
-    tuples = std::move(next);
-  }
-  return tuples;
 }
 
 Params params_from_json(const json& j) {
@@ -271,34 +122,26 @@ struct Row {
   json version, started_at, duration;
 };
 
-// Column name -> value for a row as stored, whatever the file's column order.
-std::map<std::string, json> row_columns(const json& row, const std::vector<std::string>& columns) {
-  std::map<std::string, json> out;
-  if (!row.is_array()) return out;
-  for (std::size_t i = 0; i < row.size() && i < columns.size(); ++i) out[columns[i]] = row[i];
-  return out;
-}
-
 // Start the new row of `params`. Points of the existing row whose parameter tuple is still
 // there and whose version is the same are kept; the run then overwrites the points it measured.
 Row start_row(const Params& params, const std::string& version, const json* old_row,
               const std::vector<std::string>& old_columns) {
   Row row;
   row.params = params;
-  auto tuples = param_tuples(params);
+  auto tuples = asv_param_tuples(params);
   row.cells.resize(tuples.size());
   row.version = version;
   if (!old_row) return row;
-  auto old = row_columns(*old_row, old_columns);
+  auto old = asv_row_columns(*old_row, old_columns);
   if (!old.count("version") || old["version"] != json(version)) return row;
   std::map<std::vector<std::string>, std::size_t> position;
   for (std::size_t i = 0; i < tuples.size(); ++i) position[tuples[i]] = i;
-  auto old_tuples = param_tuples(params_from_json(old["params"]));
+  auto old_tuples = asv_param_tuples(params_from_json(old["params"]));
   for (std::size_t k = 0; k < old_tuples.size(); ++k) {
     auto at = position.find(old_tuples[k]);
     if (at == position.end()) continue;
     Cell& cell = row.cells[at->second];
-    for (const auto& column : kPointColumns) {
+    for (const auto& column : kAsvPointColumns) {
       auto it = old.find(column);
       if (it != old.end() && it->second.is_array() && k < it->second.size()) cell[column] = it->second[k];
     }
@@ -315,8 +158,8 @@ json params_json(const Params& params) {
 }
 
 json row_json(const Row& row) {
-  std::map<std::string, json> columns;
-  for (const auto& column : kPointColumns) {
+  AsvColumns columns;
+  for (const auto& column : kAsvPointColumns) {
     json list = json::array();
     bool any = false;
     for (const auto& cell : row.cells) {
@@ -334,19 +177,10 @@ json row_json(const Row& row) {
   columns["version"] = row.version;
   columns["started_at"] = row.started_at;
   columns["duration"] = row.duration;
-  json out = json::array();
-  for (const auto& column : kResultColumns) {
-    auto it = columns.find(column);
-    out.push_back(it == columns.end() ? json(nullptr) : it->second);
-  }
-  while (!out.empty() && out.back().is_null()) out.erase(out.size() - 1);  // as asv does
-  return out;
+  return asv_row(columns);
 }
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// Top-level key of a results file holding each point's per-process medians.
-const char* const kProcessMediansKey = "pitot_process_medians";
 
 // §5: a measured point fills all six stats, a skipped one is NaN, a failed one null throughout.
 Cell time_cell(const PointResult& p) {
@@ -419,15 +253,6 @@ json string_map(const std::map<std::string, std::string>& m) {
 
 }  // namespace
 
-nlohmann::json parse_python_json(const std::string& text) {
-  check_json_bounds(text);  // before the recursive walks below
-  json doc = json::parse(python_tokens_to_marks(text));
-  marks_to_numbers(doc);
-  return doc;
-}
-
-std::string dump_python_json(const nlohmann::json& j) { return dump_python(j); }
-
 std::string asv_time_name(const BenchmarkInfo& b) { return b.full_name(); }
 
 std::string asv_track_name(const BenchmarkInfo& b, const std::string& track) {
@@ -468,7 +293,7 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   const fs::path machine_dir = results_dir / machine;
   const fs::path benchmarks_path = results_dir / "benchmarks.json";
   const fs::path machine_path = machine_dir / "machine.json";
-  const fs::path results_path = machine_dir / (run.commit_hash.substr(0, 8) + "-" + env + ".json");
+  const fs::path results_path = machine_dir / asv_results_file_name(run.commit_hash, env);
   std::error_code ec;
   fs::create_directories(machine_dir, ec);
   if (ec) throw AsvError("cannot create " + machine_dir.string() + ": " + ec.message());
@@ -476,9 +301,9 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   std::optional<FolderLock> lock;
   as_asv_error([&] { lock.emplace(results_dir); });
 
-  json bench_doc = read_existing(benchmarks_path, kBenchmarksVersion, false).value_or(json::object());
-  json machine_doc = read_existing(machine_path, kMachineVersion, false).value_or(json::object());
-  json results_doc = read_existing(results_path, kResultsVersion, true).value_or(json::object());
+  json bench_doc = read_existing(benchmarks_path, kAsvBenchmarksVersion, false).value_or(json::object());
+  json machine_doc = read_existing(machine_path, kAsvMachineVersion, false).value_or(json::object());
+  json results_doc = read_existing(results_path, kAsvResultsVersion, true).value_or(json::object());
 
   if (results_doc.contains("commit_hash") && results_doc["commit_hash"] != json(run.commit_hash))
     throw AsvError(results_path.string() + " holds results of commit " + json_text(results_doc["commit_hash"]) +
@@ -492,24 +317,19 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   // machine.json: the facts of this run over whatever was recorded before (§3).
   for (const auto& [k, v] : run.machine_facts) machine_doc[k] = v;
   machine_doc["machine"] = machine;
-  machine_doc["version"] = kMachineVersion;
+  machine_doc["version"] = kAsvMachineVersion;
 
-  std::vector<std::string> old_columns = kResultColumns;
+  std::vector<std::string> old_columns = kAsvResultColumns;
   if (results_doc.contains("result_columns") && results_doc["result_columns"].is_array())
     old_columns = results_doc["result_columns"].get<std::vector<std::string>>();
   json old_results = results_doc.value("results", json::object());
   json new_results = json::object();
   // Rows of benchmarks not in this run keep their data, rewritten into this column order.
-  for (auto it = old_results.begin(); it != old_results.end(); ++it) {
-    auto cols = row_columns(it.value(), old_columns);
-    json row = json::array();
-    for (const auto& column : kResultColumns) row.push_back(cols.count(column) ? cols[column] : json(nullptr));
-    while (!row.empty() && row.back().is_null()) row.erase(row.size() - 1);
-    new_results[it.key()] = row;
-  }
+  for (auto it = old_results.begin(); it != old_results.end(); ++it)
+    new_results[it.key()] = asv_row(asv_row_columns(it.value(), old_columns));
 
-  json process_doc = results_doc.contains(kProcessMediansKey) && results_doc[kProcessMediansKey].is_object()
-                        ? results_doc[kProcessMediansKey]
+  json process_doc = results_doc.contains(kAsvProcessMediansKey) && results_doc[kAsvProcessMediansKey].is_object()
+                        ? results_doc[kAsvProcessMediansKey]
                         : json::object();
   for (const auto& b : benchmarks) {
     const std::string name = asv_time_name(b);
@@ -567,12 +387,9 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
       time_row.cells[flat_position(b, *p)] = time_cell(*p);
       // The per-process medians (pitot run --processes K), keyed by asv's unrolled point name,
       // in a top-level key asv ignores (checked with asv 0.6.6 publish, compare and show).
-      std::string key = name;
-      if (!params.empty()) {
-        key += "(";
-        for (std::size_t a = 0; a < params.size(); ++a) key += (a ? ", " : "") + params[a][p->index[a]];
-        key += ")";
-      }
+      std::vector<std::string> reprs;
+      for (std::size_t a = 0; a < params.size(); ++a) reprs.push_back(params[a][p->index[a]]);
+      const std::string key = asv_point_name(name, reprs);
       if (p->status == PointStatus::Ok && p->process_medians.size() >= 2) process_doc[key] = p->process_medians;
       else process_doc.erase(key);
     }
@@ -610,7 +427,7 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
       new_results[key] = row_json(row);
     }
   }
-  bench_doc["version"] = kBenchmarksVersion;
+  bench_doc["version"] = kAsvBenchmarksVersion;
 
   // Results params: machine facts and requirements, one graph line per distinct set (§5).
   std::map<std::string, std::string> params = run.machine_facts;
@@ -625,18 +442,18 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   results_doc["requirements"] = string_map(run.requirements);
   if (!results_doc.contains("env_vars") || !results_doc["env_vars"].is_object())
     results_doc["env_vars"] = json::object();
-  results_doc["result_columns"] = kResultColumns;
+  results_doc["result_columns"] = kAsvResultColumns;
   results_doc["results"] = new_results;
   if (!results_doc.contains("durations") || !results_doc["durations"].is_object())
     results_doc["durations"] = json::object();
-  results_doc["version"] = kResultsVersion;
-  if (process_doc.empty()) results_doc.erase(kProcessMediansKey);
-  else results_doc[kProcessMediansKey] = process_doc;
+  results_doc["version"] = kAsvResultsVersion;
+  if (process_doc.empty()) results_doc.erase(kAsvProcessMediansKey);
+  else results_doc[kAsvProcessMediansKey] = process_doc;
 
   as_asv_error([&] {
-    replace_files({{benchmarks_path, json_text(bench_doc, 2) + "\n"},
-                   {machine_path, json_text(machine_doc, 2) + "\n"},
-                   {results_path, results_file_text(results_doc)}});
+    replace_files({{benchmarks_path, asv_file_text(bench_doc)},
+                   {machine_path, asv_file_text(machine_doc)},
+                   {results_path, asv_results_file_text(results_doc)}});
   });
 }
 

@@ -1,21 +1,17 @@
-// The asv results database writer (format: docs/asv-format.md).
+// The asv results database writer (format: docs/asv-format.md): merges a run into a results
+// folder. The results file's rows, text and reading are in output/asv_results.hpp.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/result.hpp"
+#include "output/asv_results.hpp"
 
 namespace pitot {
-
-// A file that cannot be read as asv data or of another format version; nothing was written.
-struct AsvError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 struct AsvRun {
   std::string machine;                         // folder name and params.machine
@@ -36,11 +32,5 @@ void write_asv(const std::filesystem::path& results_dir, const AsvRun& run,
 // asv's names for a benchmark's rows: the time row and one track row per throughput.
 std::string asv_time_name(const BenchmarkInfo& b);
 std::string asv_track_name(const BenchmarkInfo& b, const std::string& track);
-
-// asv's results files are Python's JSON dialect: bare NaN, Infinity and -Infinity tokens.
-// parse_python_json reads them as doubles (throws nlohmann::json::parse_error on bad text);
-// dump_python_json writes non-finite doubles back as those tokens (compact, like asv).
-nlohmann::json parse_python_json(const std::string& text);
-std::string dump_python_json(const nlohmann::json& j);
 
 }  // namespace pitot

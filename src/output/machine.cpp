@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include <pitot/benchmark.hpp>
+#include <pitot/detail/registry.hpp>
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -191,6 +191,7 @@ std::string checked_name(const std::string& what, const std::string& name) {
 }
 
 std::optional<CommitInfo> git_commit(const std::filesystem::path& dir, const std::string& rev) {
+  if (rev.empty() || rev.front() == '-') return std::nullopt;
   auto hash = run_capture({"git", "-C", dir.string(), "rev-parse", "--verify", "--quiet", rev + "^{commit}"});
   if (!hash) return std::nullopt;
   CommitInfo info;
@@ -205,6 +206,29 @@ std::optional<CommitInfo> git_commit(const std::filesystem::path& dir, const std
     return std::nullopt;
   }
   return info;
+}
+
+namespace {
+
+// The first line git prints, or nullopt when it fails or prints nothing.
+std::optional<std::string> git_line(const std::filesystem::path& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"git", "-C", dir.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto out = run_capture(argv);
+  if (!out) return std::nullopt;
+  std::string line = trim(out->substr(0, out->find('\n')));
+  if (line.empty()) return std::nullopt;
+  return line;
+}
+
+}  // namespace
+
+std::optional<std::string> git_top_level(const std::filesystem::path& dir) {
+  return git_line(dir, {"rev-parse", "--show-toplevel"});
+}
+
+std::optional<std::string> git_branch(const std::filesystem::path& dir) {
+  return git_line(dir, {"rev-parse", "--abbrev-ref", "HEAD"});
 }
 
 std::map<std::string, std::string> build_requirements() {

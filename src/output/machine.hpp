@@ -34,9 +34,16 @@ struct CommitInfo {
   std::string hash;        // 40 hex
   std::int64_t date_ms = 0;  // commit date, unix ms
 };
+// git is asked here only (programs, pitot run, compare and init). Each runs git without a shell,
+// its errors kept off the terminal, and gives nullopt when git fails or is missing.
 // `git rev-parse` and the commit date of `rev` in the repository holding `dir`; nullopt if not a
-// repo, `rev` is unknown or git is missing. The date is the author date, as asv takes it.
+// repo or `rev` is unknown (or starts with '-', which git would read as an option). The date is
+// the author date, as asv takes it.
 std::optional<CommitInfo> git_commit(const std::filesystem::path& dir, const std::string& rev = "HEAD");
+// The top folder of the work tree holding `dir`.
+std::optional<std::string> git_top_level(const std::filesystem::path& dir);
+// The branch checked out in the work tree holding `dir` ("HEAD" when detached).
+std::optional<std::string> git_branch(const std::filesystem::path& dir);
 
 // What the build is made of, for asv's `requirements`: compiler ("gcc-12.2"), build_type
 // (in a program: its benchmarks' own, see build_type_name; else pitot's PITOT_BUILD_TYPE, else

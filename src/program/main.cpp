@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <pitot/benchmark.hpp>
+#include <pitot/detail/registry.hpp>
 
 #include "core/backend.hpp"
 #include "core/engine.hpp"

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "output/machine.hpp"
 
@@ -49,6 +50,21 @@ TEST(MachineName, FromGpuProductsOneRuleForProgramsAndDriver) {
   EXPECT_EQ(pitot::machine_name_from_gpu("AMD Instinct MI325X"), "mi325x");
   EXPECT_EQ(pitot::machine_name_from_gpu("AMD Radeon RX 7900 XTX"), "rx-7900-xtx");
   EXPECT_EQ(pitot::machine_name_from_gpu("NVIDIA"), "");
+  // Product strings as the drivers report them (nvidia-smi, cudaGetDeviceProperties, rocm-smi).
+  const std::pair<const char*, const char*> products[] = {
+      {"NVIDIA GeForce RTX 3090", "geforce-rtx-3090"},
+      {"Tesla T4", "tesla-t4"},
+      {"NVIDIA RTX A6000", "rtx-a6000"},
+      {"NVIDIA RTX 6000 Ada Generation", "rtx-6000-ada-generation"},
+      {"NVIDIA A100-SXM4-80GB", "a100-sxm4-80gb"},
+      {"NVIDIA A100 80GB PCIe", "a100-80gb-pcie"},
+      {"NVIDIA H100 PCIe", "h100-pcie"},
+      {"NVIDIA H200 NVL", "h200-nvl"},
+      {"NVIDIA B200", "b200"},
+      {"AMD Instinct MI300X", "mi300x"},
+      {"AMD Instinct MI325X VF", "mi325x-vf"},
+  };
+  for (const auto& [product, name] : products) EXPECT_EQ(pitot::machine_name_from_gpu(product), name) << product;
 }
 
 TEST(CheckedName, AcceptsSafeNamesOnly) {

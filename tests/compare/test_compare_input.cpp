@@ -9,7 +9,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "driver/common/database.hpp"
 #include "driver/compare/input.hpp"
+#include "output/asv_results.hpp"
 #include "temp_dir.hpp"
 
 namespace pc = pitot::driver::compare;
@@ -43,19 +45,22 @@ std::string results_file(const std::string& hash, const std::string& rows) {
 }  // namespace
 
 TEST(CompareInput, PythonJsonTokensOutsideStringsOnly) {
+  // The dialect is output/asv_json's; compare reads it as its input, with its errors.
   json j = pc::parse_python_json(
       R"({"a": [NaN, Infinity, -Infinity, 1.5, null], "s": "NaN and Infinity stay text", "q": "a \"NaN\" b", "NaN": -Infinity})",
       "test");
   ASSERT_EQ(j["a"].size(), 5u);
-  EXPECT_TRUE(std::isnan(pc::json_number(j["a"][0])));
-  EXPECT_TRUE(pc::json_is_nan(j["a"][0]));
-  EXPECT_EQ(pc::json_number(j["a"][1]), INFINITY);
-  EXPECT_EQ(pc::json_number(j["a"][2]), -INFINITY);
-  EXPECT_EQ(pc::json_number(j["a"][3]), 1.5);
-  EXPECT_FALSE(pc::json_is_nan(j["a"][4]));  // null is a failure, not a skip
+  EXPECT_TRUE(std::isnan(pitot::asv_number(j["a"][0])));
+  EXPECT_TRUE(j["a"][0].is_number_float());
+  EXPECT_EQ(pitot::asv_number(j["a"][1]), INFINITY);
+  EXPECT_EQ(pitot::asv_number(j["a"][2]), -INFINITY);
+  EXPECT_EQ(pitot::asv_number(j["a"][3]), 1.5);
+  EXPECT_TRUE(j["a"][4].is_null());  // null is a failure, not a skip
+  EXPECT_TRUE(std::isnan(pitot::asv_number(j["a"][4])));
   EXPECT_EQ(j["s"], "NaN and Infinity stay text");
   EXPECT_EQ(j["q"], "a \"NaN\" b");
-  EXPECT_EQ(pc::json_number(j["NaN"]), -INFINITY);  // a key named NaN is a string, its value a token
+  EXPECT_EQ(pitot::asv_number(j["NaN"]), -INFINITY);  // a key named NaN is a string, its value a token
+  EXPECT_THROW(pc::parse_python_json("[NaNa]", "word.json"), pitot::driver::InputError);  // a token is a whole word
   EXPECT_THROW(pc::parse_python_json("{\"a\": [1, 2}", "broken.json"), pitot::driver::InputError);
   try {
     pc::parse_python_json("{\"a\": nope}", "broken.json");
@@ -228,14 +233,15 @@ TEST(CompareInput, UnitDirection) {
 }
 
 TEST(CompareInput, ResultsDirFromAsvConfig) {
+  // compare reads asv.conf.json through the driver's one reader (common/database.hpp).
   TempDir tmp;
   write(tmp.path() / "asv.conf.json",
         "{\n // comments are allowed (json5)\n \"version\": 1, \"results_dir\": \"db/results\", \"repo\": \"..\"\n}\n");
-  auto paths = pc::read_asv_config(tmp.path() / "asv.conf.json");
-  ASSERT_TRUE(paths);
-  EXPECT_EQ(paths->results_dir, tmp.path() / "db/results");
-  EXPECT_EQ(paths->repo, tmp.path() / "..");
-  EXPECT_FALSE(pc::read_asv_config(tmp.path() / "missing.json"));
+  auto config = pitot::driver::find_asv_config((tmp.path() / "asv.conf.json").string());
+  ASSERT_TRUE(config);
+  EXPECT_EQ(config->results_dir, tmp.path() / "db/results");
+  EXPECT_EQ(config->repo, tmp.path() / "..");
+  EXPECT_THROW(pitot::driver::find_asv_config((tmp.path() / "missing.json").string()), pitot::driver::InputError);
 }
 
 TEST(CompareInput, GitRevisionsResolveInTheConfigRepository) {

@@ -1,7 +1,7 @@
 // Python repr of axis values, as asv stores parameters.
 #include <gtest/gtest.h>
 
-#include <pitot/axis.hpp>
+#include <pitot/detail/axis_repr.hpp>
 
 using pitot::AxisKind;
 using pitot::AxisValue;

@@ -6,6 +6,8 @@
 
 #include <pitot/pitot.hpp>
 
+#include <pitot/detail/backend_info.hpp>
+
 #include "core/engine.hpp"
 
 namespace {
@@ -196,7 +198,7 @@ TEST(Engine, PeakBandwidthBecomesARooflineTrack) {
   std::deque<BenchmarkDef> defs;
   defs.push_back(make_def("roof", [](State& s) {
     s.add_bytes(1e9);
-    s.set_backend_info("peak_gbytes_per_second", "4000");
+    pitot::detail::set_backend_info(s, "peak_gbytes_per_second", "4000");
     s.exec_manual([] { return 0.5e-3; });  // 1e9 bytes in 0.5 ms: 2000 GB/s, half the peak
   }));
   auto r = run_all(defs, fast_config()).at("roof");
@@ -213,9 +215,9 @@ TEST(Engine, NoPercentOfPeakForDataTheCacheServes) {
     std::deque<BenchmarkDef> defs;
     defs.push_back(make_def("roof", [bytes, timing](State& s) {
       s.add_bytes(bytes);
-      s.set_backend_info("peak_gbytes_per_second", "4000");
-      s.set_backend_info("cache_bytes", std::to_string(60 << 20));
-      s.set_backend_info("timing", std::string("\"") + timing + "\"");
+      pitot::detail::set_backend_info(s, "peak_gbytes_per_second", "4000");
+      pitot::detail::set_backend_info(s, "cache_bytes", std::to_string(60 << 20));
+      pitot::detail::set_backend_info(s, "timing", std::string("\"") + timing + "\"");
       s.exec_manual([] { return 1e-5; });
     }));
     return run_all(defs, fast_config()).at("roof");

@@ -154,7 +154,8 @@ void run_one(const std::string& target, const std::string& data, const Scratch& 
       } catch (const json::exception&) {
       }
     } else if (target == "asv_results") {
-      // The asv writer's reader (run, merge) and compare's (results file with benchmarks.json).
+      // The asv dialect (output/asv_json: run, merge, compare) and the results rows as compare
+      // maps them (output/asv_results; a results file with benchmarks.json).
       try {
         json doc = pitot::parse_python_json(data);
         (void)pitot::dump_python_json(doc);
@@ -181,7 +182,7 @@ void run_one(const std::string& target, const std::string& data, const Scratch& 
         pitot::driver::find_asv_config(p.string());
       } catch (const InputError&) {
       }
-      pitot::driver::compare::read_asv_config(p);
+      pitot::driver::read_asv_config(p);
     }
   } catch (const pitot::driver::InputError&) {
   }

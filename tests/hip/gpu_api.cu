@@ -1,15 +1,24 @@
-// Every name <pitot/gpu.hpp> defines, used once: compiled by nvcc and by hipcc, this fails to build
-// when a mapping names something the vendor's runtime lacks. Running it checks nothing more.
+// Every name <pitot/gpu.hpp> and <pitot/gpu_names.hpp> define, used once: compiled by nvcc and by
+// hipcc, this fails to build when a mapping names something the vendor's runtime lacks, or when
+// <pitot/gpu.hpp> alone defines the unprefixed gpu* names (they are opt-in). Running it checks
+// nothing more.
 #include <pitot/pitot.hpp>
 #include <pitot/gpu.hpp>
+
+#if defined(gpuMalloc) || defined(gpuStream_t) || defined(gpuSuccess) || defined(PITOT_GPU_PREFIX)
+#error "<pitot/gpu.hpp> defines the gpu* names: they must come only with <pitot/gpu_names.hpp>"
+#endif
+
+#include <pitot/gpu_names.hpp>
 
 #include <cstdio>
 
 namespace {
 
 __global__ void device_helpers(float* out) {
-  const gpu_bfloat16 b = pitot::gpu::bf16_from_float(out[threadIdx.x]);
-  float v = pitot::gpu::float_from_bf16(b);
+  const pitot::gpu::bfloat16 b = pitot::gpu::bf16_from_float(out[threadIdx.x]);
+  const gpu_bfloat16 same = b;
+  float v = pitot::gpu::float_from_bf16(same);
   v += pitot::gpu::shfl_xor(v, 1);
   out[threadIdx.x] = v + static_cast<float>(pitot::gpu::warp_size());
 }

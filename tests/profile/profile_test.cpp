@@ -1,20 +1,25 @@
-// Unit tests of pitot profile's parts: command lines, size parsing, noise filter, the package
-// plan (dropping order), CSV/ncu summary, CUPTI trace merging, the process runner.
+// Unit tests of pitot profile's parts: the profiler plug-ins (command lines, follow-ups, artifacts),
+// size parsing, noise filter, the package plan (dropping order), CSV/ncu summary, CUPTI trace
+// merging, the process runner.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <zlib.h>
 
 #include <nlohmann/json.hpp>
 
+#include "driver/common/files.hpp"
 #include "driver/profile/noise.hpp"
+#include "driver/profile/options.hpp"
 #include "driver/profile/package.hpp"
 #include "driver/profile/process.hpp"
+#include "driver/profile/profiler.hpp"
+#include "driver/profile/steps.hpp"
 #include "driver/profile/summary.hpp"
-#include "driver/profile/tools.hpp"
 #include "driver/profile/trace.hpp"
 
 namespace fs = std::filesystem;
@@ -37,6 +42,12 @@ std::string after(const std::vector<std::string>& v, const std::string& flag) {
   return it == v.end() || it + 1 == v.end() ? "<absent>" : *(it + 1);
 }
 
+const Profiler& tool(const char* name) {
+  const Profiler* p = profiler_named(name);
+  if (!p) throw std::logic_error(std::string("no plug-in ") + name);
+  return *p;
+}
+
 }  // namespace
 
 TEST(ProfileSize, ParsesUnits) {
@@ -52,21 +63,21 @@ TEST(ProfileSize, ParsesUnits) {
 }
 
 TEST(ProfileTools, ParsesToolNames) {
-  EXPECT_EQ(parse_tool("ncu"), Tool::Ncu);
-  EXPECT_EQ(parse_tool("rocprofv3"), Tool::Rocprofv3);
-  EXPECT_FALSE(parse_tool("nvprof").has_value());
+  EXPECT_EQ(profiler_named("ncu"), &ncu_profiler());
+  EXPECT_EQ(profiler_named("rocprofv3"), &rocprofv3_profiler());
+  EXPECT_EQ(profiler_named("nvprof"), nullptr);
+  EXPECT_EQ(profiler_names(), (std::vector<std::string>{"ncu", "nsys", "cupti", "rocprofv3"}));
 }
 
 TEST(ProfileTools, NcuCommandCapturesByRangeWithChosenSetAndClocks) {
   Options o;
-  o.tool = Tool::Ncu;
   o.ncu_set = "basic";
   o.clock_control = "none";
   o.filter = "gemm.*M=4096";
   o.tool_args = {"--cache-control=none"};
   Layout layout{"/w"};
   auto prog = program_command(o, "/b/bench_gemm", layout);
-  auto c = tool_command(o, "/t/ncu", prog, layout);
+  auto c = tool("ncu").command(o, "/t/ncu", prog, layout);
   EXPECT_EQ(c.argv.front(), "/t/ncu");
   EXPECT_EQ(after(c.argv, "--nvtx-include"), "regex:pitot:.*/");
   EXPECT_TRUE(contains(c.argv, "--nvtx"));
@@ -90,12 +101,11 @@ TEST(ProfileTools, NcuCommandCapturesByRangeWithChosenSetAndClocks) {
 TEST(ProfileTools, CommandsAreBuiltFreshEachTime) {
   // The bug not to repeat: a shared flag list that grows with every run.
   Options o;
-  o.tool = Tool::Rocprofv3;
   o.tool_args = {"--extra"};
   Layout layout{"/w"};
   auto prog = program_command(o, "/b/p", layout);
-  auto first = tool_command(o, "/t/rocprofv3", prog, layout);
-  auto second = tool_command(o, "/t/rocprofv3", prog, layout);
+  auto first = tool("rocprofv3").command(o, "/t/rocprofv3", prog, layout);
+  auto second = tool("rocprofv3").command(o, "/t/rocprofv3", prog, layout);
   EXPECT_EQ(first.argv, second.argv);
   EXPECT_EQ(std::count(second.argv.begin(), second.argv.end(), "--extra"), 1);
   EXPECT_EQ(program_command(o, "/b/p", layout), prog);
@@ -103,9 +113,8 @@ TEST(ProfileTools, CommandsAreBuiltFreshEachTime) {
 
 TEST(ProfileTools, RocprofCommandHasTracesFormatsAndNoHsaUnlessAsked) {
   Options o;
-  o.tool = Tool::Rocprofv3;
   Layout layout{"/w"};
-  auto c = tool_command(o, "/t/rocprofv3", program_command(o, "/b/p", layout), layout);
+  auto c = tool("rocprofv3").command(o, "/t/rocprofv3", program_command(o, "/b/p", layout), layout);
   for (const char* flag : {"--kernel-trace", "--hip-trace", "--marker-trace", "--memory-copy-trace", "--scratch-memory-trace"})
     EXPECT_TRUE(contains(c.argv, flag)) << flag;
   EXPECT_FALSE(contains(c.argv, "--hsa-trace"));
@@ -117,7 +126,7 @@ TEST(ProfileTools, RocprofCommandHasTracesFormatsAndNoHsaUnlessAsked) {
   EXPECT_TRUE(c.cwd.empty());
   o.hsa_trace = true;
   o.code_objects = true;
-  c = tool_command(o, "/t/rocprofv3", program_command(o, "/b/p", layout), layout);
+  c = tool("rocprofv3").command(o, "/t/rocprofv3", program_command(o, "/b/p", layout), layout);
   EXPECT_TRUE(contains(c.argv, "--hsa-trace"));
   EXPECT_EQ(c.cwd, fs::path("/w/code-objects"));
   ASSERT_EQ(c.env.size(), 1u);
@@ -126,10 +135,9 @@ TEST(ProfileTools, RocprofCommandHasTracesFormatsAndNoHsaUnlessAsked) {
 
 TEST(ProfileTools, CuptiRunsTheProgramItselfWithTheInjection) {
   Options o;
-  o.tool = Tool::Cupti;
   Layout layout{"/w"};
   auto prog = program_command(o, "/b/p", layout);
-  auto c = tool_command(o, "/lib/libpitot_cupti.so", prog, layout);
+  auto c = tool("cupti").command(o, "/lib/libpitot_cupti.so", prog, layout);
   EXPECT_EQ(c.argv, prog);
   std::map<std::string, std::string> env(c.env.begin(), c.env.end());
   EXPECT_EQ(env["CUDA_INJECTION64_PATH"], "/lib/libpitot_cupti.so");
@@ -139,12 +147,179 @@ TEST(ProfileTools, CuptiRunsTheProgramItselfWithTheInjection) {
 
 TEST(ProfileTools, NsysCapturesFromTheProfilerApi) {
   Options o;
-  o.tool = Tool::Nsys;
   Layout layout{"/w"};
-  auto c = tool_command(o, "/t/nsys", program_command(o, "/b/p", layout), layout);
+  auto c = tool("nsys").command(o, "/t/nsys", program_command(o, "/b/p", layout), layout);
   EXPECT_EQ(c.argv[1], "profile");
   EXPECT_EQ(after(c.argv, "--capture-range"), "cudaProfilerApi");
   EXPECT_EQ(after(c.argv, "--trace"), "cuda,nvtx,osrt");
+}
+
+// --- the plug-ins, all from the same options ------------------------------------------------------
+
+namespace {
+
+// Options that touch every part of every command line.
+Options every_option() {
+  Options o;
+  o.filter = "copy";
+  o.axes = {"n=1024"};
+  o.program_args = {"--timing", "hot"};
+  o.tool_args = {"--extra=1"};
+  o.ncu_set = "basic";
+  o.clock_control = "none";
+  return o;
+}
+
+// What each tool would write where its command line tells it to (as the stand-ins in fake/ do).
+void pretend_tool_ran(const Profiler& p, const ToolCommand& c, const Layout& layout) {
+  const std::string name = p.name();
+  if (name == "ncu") {
+    std::ofstream(after(c.argv, "--export") + ".ncu-rep") << "report";
+  } else if (name == "nsys") {
+    std::ofstream(after(c.argv, "--output") + ".nsys-rep") << "report";
+  } else if (name == "rocprofv3") {
+    fs::path dir = after(c.argv, "--output-directory");
+    fs::create_directories(dir / "host");  // rocprofv3 makes its own folders
+    std::ofstream(dir / "host" / "42_results.pftrace") << "PF";
+    std::ofstream(dir / "host" / "42_kernel_stats.csv") << "Name,Calls\ncopy,1\n";
+  } else if (name == "cupti") {
+    std::map<std::string, std::string> env(c.env.begin(), c.env.end());
+    // The tracer does not make its folder: the plug-in's folders() must have.
+    ASSERT_TRUE(fs::is_directory(env["PITOT_CUPTI_DIR"])) << env["PITOT_CUPTI_DIR"];
+    std::string trace =
+        "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+        "{\"ph\":\"X\",\"cat\":\"nvtx\",\"name\":\"pitot:copy[n=1024]\",\"pid\":7,\"tid\":1,\"ts\":10.0,\"dur\":5.0}\n]}\n";
+    gzFile gz = gzopen((fs::path(env["PITOT_CUPTI_DIR"]) / "trace-7.json.gz").c_str(), "wb");
+    gzwrite(gz, trace.data(), static_cast<unsigned>(trace.size()));
+    gzclose(gz);
+  }
+  (void)layout;
+}
+
+// What the follow-ups would print.
+void pretend_followups_ran(const std::vector<Followup>& followups) {
+  for (const auto& f : followups) {
+    ASSERT_TRUE(fs::exists(f.input)) << "a follow-up reads " << f.input << ", which the tool did not write";
+    if (f.output.filename() == "ncu-raw.csv") {
+      std::ofstream(f.output) << "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"\",\"usecond\"\n"
+                                 "\"0\",\"copy_kernel\",\"2.5\"\n";
+    } else if (f.argv.size() > 1 && f.argv[1] == "stats") {
+      std::ofstream(after(f.argv, "--output") + "_cuda_gpu_kern_sum.csv") << "Time (%),Name\n100.0,copy_kernel\n";
+      std::ofstream(f.output) << "log\n";
+    } else {
+      std::ofstream(f.output) << "text\n";
+    }
+  }
+}
+
+std::vector<std::string> artifact_names(const std::vector<Artifact>& list) {
+  std::vector<std::string> out;
+  for (const auto& a : list) out.push_back(a.name);
+  return out;
+}
+
+}  // namespace
+
+TEST(ProfilePlugins, EveryToolRunsTheSameProgramWithItsOptionsBeforeIt) {
+  const Options o = every_option();
+  const Layout layout{"/w"};
+  const auto prog = program_command(o, "/b/bench", layout);
+  for (const Profiler* p : profilers()) {
+    SCOPED_TRACE(p->name());
+    const auto c = p->command(o, "/t/" + p->name(), prog, layout);
+    if (p->what_runs() == "the program") {  // a tracer inside the program: the program is the process
+      EXPECT_EQ(c.argv, prog);
+      continue;
+    }
+    EXPECT_EQ(c.argv.front(), "/t/" + p->name());
+    auto dashes = std::find(c.argv.begin(), c.argv.end(), "--");
+    ASSERT_NE(dashes, c.argv.end());
+    EXPECT_EQ(std::vector<std::string>(dashes + 1, c.argv.end()), prog);
+    EXPECT_EQ(std::count(c.argv.begin(), dashes, "--extra=1"), 1);
+    // Everything the tool writes goes under the working folder.
+    for (const char* flag : {"--export", "--output", "--output-directory"}) {
+      if (contains(c.argv, flag)) {
+        EXPECT_EQ(after(c.argv, flag).rfind("/w/profile/", 0), 0u) << flag;
+      }
+    }
+  }
+}
+
+TEST(ProfilePlugins, CollectFindsWhatTheCommandToldTheToolToWrite) {
+  const std::map<std::string, std::vector<std::string>> expected = {
+      {"ncu", {"profile/report.ncu-rep", "profile/ncu-details.txt", "profile/ncu-raw.csv"}},
+      {"nsys", {"profile/report.nsys-rep", "profile/stats_cuda_gpu_kern_sum.csv"}},
+      {"cupti", {"profile/trace.json.gz"}},
+      {"rocprofv3", {"profile/trace.pftrace", "profile/rocprof/host/42_kernel_stats.csv"}},
+  };
+  const fs::path root = temp_dir("plugins");
+  Options o = every_option();
+  for (const Profiler* p : profilers()) {
+    SCOPED_TRACE(p->name());
+    o.keep_dir = (root / p->name()).string();
+    const Layout layout = prepare_folders(o, *p, root / "out.zip");
+    const auto c = p->command(o, "/t/" + p->name(), program_command(o, "/b/bench", layout), layout);
+    pretend_tool_ran(*p, c, layout);
+    const auto followups = p->followups("/t/" + p->name(), layout);
+    pretend_followups_ran(followups);
+    const Collected got = p->collect(o, layout);
+    EXPECT_EQ(artifact_names(got.artifacts), expected.at(p->name()));
+    EXPECT_EQ(std::count_if(got.artifacts.begin(), got.artifacts.end(), [](const Artifact& a) { return a.rank == kEssential; }), 1);
+    for (const auto& a : got.artifacts) EXPECT_TRUE(fs::is_regular_file(a.source)) << a.source;
+    EXPECT_FALSE(got.summary.empty());
+    // The follow-ups read the report that the collected essential artifact is made of.
+    for (const auto& f : followups) EXPECT_EQ(f.input, got.artifacts.front().source);
+  }
+  fs::remove_all(root);
+}
+
+TEST(ProfilePlugins, NothingWrittenMeansNoEssentialArtifact) {
+  const fs::path root = temp_dir("plugins-empty");
+  Options o = every_option();
+  for (const Profiler* p : profilers()) {
+    SCOPED_TRACE(p->name());
+    o.keep_dir = (root / p->name()).string();
+    const Layout layout = prepare_folders(o, *p, root / "out.zip");
+    const Collected got = p->collect(o, layout);
+    EXPECT_TRUE(got.artifacts.empty()) << artifact_names(got.artifacts).size();
+  }
+  fs::remove_all(root);
+}
+
+TEST(ProfilePlugins, CodeObjectsComeFromCuobjdumpOrTheHipRuntime) {
+  const fs::path root = temp_dir("plugins-code");
+  Options o;
+  o.code_objects = true;
+  o.keep_dir = (root / "work").string();
+  const Layout layout = prepare_folders(o, rocprofv3_profiler(), root / "out.zip");
+  ASSERT_TRUE(fs::is_directory(layout.code_dir()));
+  // rocprofv3 runs the program in the code-objects folder, where HIP dumps them.
+  EXPECT_EQ(rocprofv3_profiler().command(o, "/t/rocprofv3", {"/b/p"}, layout).cwd, layout.code_dir());
+  std::ofstream(layout.code_dir() / "_Z4copy.co") << "ELF";
+  EXPECT_EQ(artifact_names(rocprofv3_profiler().code_objects("/b/p", "/t/rocprofv3", layout).artifacts),
+            (std::vector<std::string>{"code-objects/_Z4copy.co"}));
+  // CUDA tools ask cuobjdump (a stand-in here) for SASS and PTX.
+  const fs::path bin = root / "bin";
+  fs::create_directories(bin);
+  std::ofstream(bin / "cuobjdump") << "#!/bin/sh\necho \"listing $1\"\n";
+  fs::permissions(bin / "cuobjdump", fs::perms::owner_all);
+  const std::string saved = std::getenv("PATH") ? std::getenv("PATH") : "";
+  setenv("PATH", (bin.string() + ":" + saved).c_str(), 1);
+  const Collected cuda = ncu_profiler().code_objects("/b/p", "/t/ncu", layout);
+  setenv("PATH", saved.c_str(), 1);
+  EXPECT_EQ(artifact_names(cuda.artifacts), (std::vector<std::string>{"code-objects/sass.txt", "code-objects/ptx.txt"}));
+  EXPECT_EQ(pitot::driver::read_tail(layout.code_dir() / "sass.txt", 100), "listing -sass\n");
+  EXPECT_TRUE(cuda.notes.empty());
+  fs::remove_all(root);
+}
+
+TEST(ProfileFiles, ReadTailKeepsTheEnd) {
+  const fs::path d = temp_dir("tail");
+  std::ofstream(d / "f") << "0123456789";
+  EXPECT_EQ(pitot::driver::read_tail(d / "f", 4), "6789");
+  EXPECT_EQ(pitot::driver::read_tail(d / "f", 100), "0123456789");
+  EXPECT_EQ(pitot::driver::read_tail(d / "missing", 4), "");
+  fs::remove_all(d);
 }
 
 TEST(ProfileTools, MissingToolIsNamed) {
@@ -152,15 +327,15 @@ TEST(ProfileTools, MissingToolIsNamed) {
   std::string saved = old ? old : "";
   setenv("PATH", "/nonexistent-pitot-test", 1);
   try {
-    find_tool(Tool::Ncu, "", "/x/pitot");
+    tool("ncu").find("", "/x/pitot");
     ADD_FAILURE() << "no error";
   } catch (const ToolError& e) {
     EXPECT_NE(std::string(e.what()).find("ncu"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("--tool-path"), std::string::npos) << e.what();
   }
   setenv("PATH", saved.c_str(), 1);
-  EXPECT_THROW(find_tool(Tool::Rocprofv3, "/nonexistent/rocprofv3", "/x/pitot"), ToolError);
-  EXPECT_THROW(find_tool(Tool::Cupti, "", "/nonexistent/bin/pitot"), ToolError);
+  EXPECT_THROW(tool("rocprofv3").find("/nonexistent/rocprofv3", "/x/pitot"), ToolError);
+  EXPECT_THROW(tool("cupti").find("", "/nonexistent/bin/pitot"), ToolError);
 }
 
 TEST(ProfileTools, VersionLineIsTheOneWithANumber) {

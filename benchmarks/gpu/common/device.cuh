@@ -1,9 +1,11 @@
 // What every GPU benchmark of the suite needs around its kernel: device arrays freed when the point
 // ends, random fills (never zeros: a kernel that writes nothing would pass), and copies of a few rows
-// back to the host for the CPU reference. Portable: compiled by nvcc and by hipcc (<pitot/gpu.hpp>).
+// back to the host for the CPU reference. Portable: compiled by nvcc and by hipcc (<pitot/gpu.hpp>);
+// the suite's sources get the gpu* runtime names from here (<pitot/gpu_names.hpp>).
 #pragma once
 
 #include <pitot/gpu.hpp>
+#include <pitot/gpu_names.hpp>
 
 #include <cstdint>
 #include <cstring>

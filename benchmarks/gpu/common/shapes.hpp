@@ -47,29 +47,43 @@ std::vector<std::int64_t> tensor_parallel_degrees();  // 1, 8
 std::vector<std::int64_t> token_counts();             // M: 1024, 2048, 4096, 8192
 
 // A mixture-of-experts block, for grouped GEMMs: each token goes to top_k of `experts` experts;
-// experts are spread over `expert_parallel` GPUs, and one GPU's grouped GEMM covers its share.
+// with expert parallelism ep the experts are spread over ep GPUs (experts / ep on each), and one
+// GPU's grouped GEMM covers its share.
 struct MoeModel {
   std::string name;  // "deepseek-v3"
   std::int64_t hidden;
   std::int64_t expert_intermediate;  // each expert's MLP width
   std::int64_t experts;
   std::int64_t top_k;
-  std::int64_t expert_parallel;
 };
-const std::vector<MoeModel>& moe_models();  // DeepSeek-V2, DeepSeek-V3, a Grok-2-like 8-expert model
+// DeepSeek-V2-Lite, DeepSeek-V2, DeepSeek-V3, a Grok-2-like 8-expert model.
+const std::vector<MoeModel>& moe_models();
 std::vector<std::string> moe_model_names();
 const MoeModel& moe_model(std::string_view name);
+std::vector<std::int64_t> expert_parallel_degrees();  // 8, 16, 32
+std::vector<std::int64_t> moe_token_counts();         // M per GPU: 512, 4096
 
-// One GPU's grouped GEMM under balanced routing: `groups` experts, each multiplying
-// `rows` tokens [rows, k] by its own weight [n, k]^T. rows = ceil(tokens * top_k / experts).
+// One GPU's grouped GEMM: `groups` = experts / ep experts, each multiplying its routed tokens
+// [rows_g, k] by its own weight [n, k]^T. M is the tokens each GPU of the expert-parallel group
+// holds before the all-to-all dispatch; with every GPU holding M, one GPU's experts receive
+// M * top_k rows in all (ep * M * top_k * groups / experts), however the router splits them.
 struct GroupedShape {
   std::int64_t groups;
-  std::int64_t rows;
+  std::int64_t total_rows;  // M * top_k
   std::int64_t n;
   std::int64_t k;
 };
 std::vector<std::string> moe_layer_names();  // gate_up, down
-GroupedShape moe_shape(const MoeModel& model, std::string_view layer, std::int64_t tokens);
+// Throws std::invalid_argument when ep does not divide the experts, or for an unknown layer.
+GroupedShape moe_shape(const MoeModel& model, std::string_view layer, std::int64_t tokens, std::int64_t ep);
+
+// How a router splits `total` rows over `groups` experts (every group gets at least one row):
+//   balanced: total / groups each, the remainder one row each to the first groups;
+//   skewed:   Zipf with exponent 1.2 (group g's share proportional to 1 / (g + 1)^1.2), rounded by
+//             largest remainder: a few experts take most tokens (32 groups: the first 32%, the
+//             first four 61%).
+std::vector<std::string> routing_names();  // balanced, skewed
+std::vector<std::int64_t> routed_rows(std::int64_t total, std::int64_t groups, std::string_view routing);
 
 // Attention head configurations of the dense models (one GPU, no tensor parallelism).
 // Qwen2.5-72B has Llama-3.1-70B's heads (64 q, 8 kv, 128) and is left out as a duplicate.
@@ -80,6 +94,42 @@ std::int64_t attention_batch(std::int64_t sequence_length);
 
 // Distinct hidden sizes of the dense models (3584, 4096, 8192, 16384): rows of norms and casts.
 std::vector<std::int64_t> hidden_sizes();
+
+// The `pass` axis of the training benchmarks: the forward alone, forward then backward, or the
+// backward alone (its inputs, the forward's saved tensors, made untimed in setup).
+struct Passes {
+  bool forward;
+  bool backward;
+};
+std::vector<std::string> pass_names();  // fwd, fwd+bwd, bwd
+// Throws std::invalid_argument naming the known passes.
+Passes parse_pass(std::string_view name);
+
+// Attention masks (self-attention, query and key positions both count from the sequence start, the
+// top-left diagonal): key j is visible to query i when
+//   causal: j <= i;  window W > 0 (with causal only): j > i - W;  padding: i, j < the sequence's
+//   own length (shorter than the padded length).
+std::vector<std::string> attention_mask_names();  // none, causal, padding, padding_causal
+struct AttentionMask {
+  bool causal = false;
+  bool padding = false;
+  std::int64_t window = 0;  // 0: no sliding window
+};
+AttentionMask attention_mask(std::string_view mask, std::int64_t window);  // throws for unknown names
+// The valid length of sequence b of `batch` padded to `seq`: seq for the first, then shorter ones
+// down to about seq / 2, not multiples of 64 (seq - b seq / (2 batch) - 37 for odd b).
+std::int64_t padded_length(std::int64_t seq, std::int64_t b, std::int64_t batch);
+// Keys visible to query i of a sequence of valid length `length`: the range [first, last).
+struct KeyRange {
+  std::int64_t first;
+  std::int64_t last;
+};
+KeyRange visible_keys(const AttentionMask& mask, std::int64_t i, std::int64_t length);
+// Visible (query, key) pairs of one head over a batch of `batch` sequences padded to `seq`.
+double attention_pairs(const AttentionMask& mask, std::int64_t batch, std::int64_t seq);
+// FLOPs of attention over `pairs` visible pairs: forward 2 matrix products (4 d per pair and head),
+// backward 5 (the scores recomputed, dV, dP, dQ, dK: 10 d per pair and head).
+double attention_flops(double pairs, std::int64_t q_heads, std::int64_t head_dim, const Passes& passes);
 
 // FLOPs and bytes of the work the benchmarks time.
 double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k);  // 2 m n k

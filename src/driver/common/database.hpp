@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -14,16 +15,31 @@
 
 namespace pitot::driver {
 
+// asv.conf.json, read and written here only (docs/asv-format.md §1): `pitot init` writes it,
+// run, machine, merge and compare read it.
+
 // An asv.conf.json as far as pitot needs it. Read with comments allowed (asv uses json5).
 struct AsvConfig {
   std::filesystem::path path;         // the file
   std::filesystem::path results_dir;  // resolved against the file's folder
   std::filesystem::path repo;         // likewise
 };
+// The config in `file`. Throws InputError when it cannot be read, is not a JSON object or names
+// a folder with something else than a string.
+AsvConfig read_asv_config(const std::filesystem::path& file);
 // The config at `path` (a file, or a folder holding asv.conf.json), or when `path` is empty
 // ./asv.conf.json, else ./asv-results/asv.conf.json; nullopt when there is none.
 // Throws InputError when the file exists but cannot be read.
 std::optional<AsvConfig> find_asv_config(const std::string& path);
+
+// What `pitot init` puts in a new asv.conf.json (relative folders, as asv reads them).
+struct NewAsvConfig {
+  std::string project, repo;
+  std::vector<std::string> branches;
+  std::string results_dir, html_dir;
+};
+// Writes `file` atomically; throws InputError.
+void write_asv_config(const std::filesystem::path& file, const NewAsvConfig& config);
 
 // --asv-dir when given (the results_dir of the asv.conf.json it holds, if any), else the config's
 // results_dir, else ./asv-results.

@@ -29,7 +29,7 @@ void setup_compare(CLI::App& root) {
   cmd->add_option("--results-dir,--asv-dir", options->results_dir,
                   "asv results folder (default: results_dir of the config, else ./asv-results)");
   cmd->add_option("--config", options->config,
-                  "asv.conf.json giving results_dir and the git repository (default: ./asv.conf.json if any)");
+                  "asv.conf.json giving results_dir and the git repository (default: ./asv.conf.json, else ./asv-results/asv.conf.json, as pitot run)");
   cmd->add_option("--machine", options->machine, "machine folder in the results database, when it holds several");
   cmd->add_option("--env", options->env, "environment name, when a commit has results for several");
   cmd->add_option("--threshold", *threshold, "minimum change that counts, as 2% or 0.02 (default 2%)");

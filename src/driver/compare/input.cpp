@@ -16,6 +16,10 @@
 #include <fmt/format.h>
 
 #include "core/bounded_json.hpp"
+#include "core/stats.hpp"
+#include "driver/common/files.hpp"
+#include "output/asv_results.hpp"
+#include "output/machine.hpp"
 
 namespace pitot::driver::compare {
 
@@ -27,24 +31,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Python's non-standard number tokens are carried through nlohmann as these strings (a control
-// character starts them, so no asv name or parameter repr can be mistaken for one).
-const std::string kNaNToken = "\x01pitot:NaN";
-const std::string kInfToken = "\x01pitot:Infinity";
-const std::string kNegInfToken = "\x01pitot:-Infinity";
-
-std::string read_text(const fs::path& file, const std::string& what) {
-  std::string text;
-  try {
-    if (!read_file_bounded(file, text))
-      throw InputError(fmt::format("cannot read {} {}: no such file, or not readable", what, file.string()));
-  } catch (const std::length_error& e) {
-    throw InputError(fmt::format("{} {}", what, e.what()));
-  }
-  return text;
-}
-
-bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+std::string read_text(const fs::path& file, const std::string& what) { return read_file(file, what); }
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -61,31 +48,28 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
   return out;
 }
 
-const json& null_json() {
-  static const json null_value;
-  return null_value;
+// Numbers of pitot JSON, read as asv's lists are (output/asv_results.hpp); a string is bad input.
+template <class Read>
+auto as_input_error(Read&& read) {
+  try {
+    return read();
+  } catch (const AsvError& e) {
+    throw InputError(e.what());
+  }
 }
-
-// Element k of an asv "(N)" column: the column may be null as a whole, or shorter than N.
-const json& element(const json& column, std::size_t k) {
-  if (column.is_array() && k < column.size()) return column[k];
-  return null_json();
+double json_number(const json& j) {
+  return as_input_error([&] { return asv_number(j); });
 }
-
 std::vector<double> numbers(const json& list) {
-  std::vector<double> out;
-  if (!list.is_array()) return out;
-  out.reserve(list.size());
-  for (const auto& x : list) out.push_back(json_number(x));
-  return out;
+  return as_input_error([&] { return asv_numbers(list); });
 }
 
+// The median of the finite values (core's quantile), NaN when there is none.
 double median_of(std::vector<double> v) {
   v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
   if (v.empty()) return kNaN;
   std::sort(v.begin(), v.end());
-  std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+  return quantile_sorted(v, 0.5);
 }
 
 void check_unique_keys(const ResultSet& set) {
@@ -95,47 +79,10 @@ void check_unique_keys(const ResultSet& set) {
       throw InputError(fmt::format("{}: point {} appears twice; compare one run against one run", set.label, p.display));
 }
 
-// `git rev-parse` of a revision in the current directory's repository, or "" when that fails.
+// The full hash of a revision in `repo` (empty: the current directory's), or "" when it is none.
 std::string git_resolve(const std::string& rev, const fs::path& repo) {
-  const bool safe = !rev.empty() && rev[0] != '-' && std::all_of(rev.begin(), rev.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("._/~^@{}-").find(c) != std::string_view::npos;
-  });
-  if (!safe) return "";
-  std::string command = "git ";
-  if (!repo.empty()) {
-    const std::string r = repo.string();
-    if (r.find('\'') != std::string::npos) return "";
-    command += "-C '" + r + "' ";
-  }
-  command += "rev-parse --verify --quiet '" + rev + "^{commit}' 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return "";
-  char buffer[128] = {};
-  std::string out;
-  while (fgets(buffer, sizeof buffer, pipe)) out += buffer;
-  if (pclose(pipe) != 0) return "";
-  while (!out.empty() && std::isspace(static_cast<unsigned char>(out.back()))) out.pop_back();
-  return is_hex(out) && out.size() >= 40 ? out : "";
-}
-
-struct ResultsFile {
-  fs::path path;
-  std::string hash8, env;
-};
-
-std::vector<ResultsFile> results_files(const fs::path& machine_dir) {
-  std::vector<ResultsFile> files;
-  for (const auto& entry : fs::directory_iterator(machine_dir)) {
-    const std::string name = entry.path().filename().string();
-    if (!entry.is_regular_file() || entry.path().extension() != ".json" || name == "machine.json") continue;
-    const std::string stem = entry.path().stem().string();
-    // asv's file name: <hash8>-<env>.json; compare/show match on the part before the first '-'.
-    auto dash = stem.find('-');
-    if (dash == std::string::npos) continue;
-    files.push_back({entry.path(), lower(stem.substr(0, dash)), stem.substr(dash + 1)});
-  }
-  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
-  return files;
+  const auto commit = git_commit(repo.empty() ? fs::path(".") : repo, rev);
+  return commit ? commit->hash : "";
 }
 
 // The commit a results file names. A file that does not parse is reported as corrupt, with
@@ -162,8 +109,8 @@ double date_of_file(const fs::path& file) {
 }
 
 // Files of one machine whose commit starts with `prefix` (lower-case hex).
-std::vector<ResultsFile> matching_files(const std::vector<ResultsFile>& files, const std::string& prefix) {
-  std::vector<ResultsFile> out;
+std::vector<AsvResultsFile> matching_files(const std::vector<AsvResultsFile>& files, const std::string& prefix) {
+  std::vector<AsvResultsFile> out;
   for (const auto& f : files) {
     if (prefix.size() <= 8) {
       if (f.hash8.starts_with(prefix)) out.push_back(f);
@@ -205,7 +152,7 @@ void set_key(PointData& p, const std::string& benchmark, std::vector<std::string
   }
   p.params.clear();
   for (std::size_t a = 0; a < reprs.size(); ++a) p.params.emplace_back(names[a], reprs[a]);
-  p.key = reprs.empty() ? benchmark : benchmark + "(" + join(reprs, ", ") + ")";
+  p.key = asv_point_name(benchmark, reprs);
   std::vector<std::string> named;
   for (const auto& [n, r] : p.params) named.push_back(n + "=" + r);
   p.display = reprs.empty() ? benchmark : benchmark + "[" + join(named, ", ") + "]";
@@ -234,74 +181,10 @@ std::string python_repr_of(const json& value) {
 
 json parse_python_json(const std::string& text, const std::string& what) {
   try {
-    check_json_bounds(text);  // the walks over the document recurse: bound its depth first
-  } catch (const json::parse_error& e) {
-    throw InputError(fmt::format("{} is not valid JSON: {}", what, e.what()));
-  }
-  std::string out;
-  out.reserve(text.size() + 64);
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size();) {
-    const char c = text[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size()) {
-        out += text[i + 1];
-        i += 2;
-        continue;
-      }
-      if (c == '"') in_string = false;
-      ++i;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      out += c;
-      ++i;
-      continue;
-    }
-    auto token_at = [&](std::string_view token) {
-      if (text.compare(i, token.size(), token) != 0) return false;
-      const std::size_t end = i + token.size();
-      return (end >= text.size() || !is_word_char(text[end])) && (i == 0 || !is_word_char(text[i - 1]));
-    };
-    const std::pair<std::string_view, const std::string*> tokens[] = {
-        {"NaN", &kNaNToken}, {"-Infinity", &kNegInfToken}, {"Infinity", &kInfToken}};
-    bool replaced = false;
-    for (const auto& [token, sentinel] : tokens) {
-      if (token_at(token)) {
-        out += json(*sentinel).dump();
-        i += token.size();
-        replaced = true;
-        break;
-      }
-    }
-    if (!replaced) {
-      out += c;
-      ++i;
-    }
-  }
-  try {
-    return json::parse(out);
+    return pitot::parse_python_json(text);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw InputError(fmt::format("{} is not valid JSON: {}", what, e.what()));
   }
-}
-
-bool json_is_nan(const json& j) {
-  return (j.is_string() && j.get_ref<const std::string&>() == kNaNToken) || (j.is_number() && std::isnan(j.get<double>()));
-}
-
-double json_number(const json& j) {
-  if (j.is_number()) return j.get<double>();
-  if (j.is_null()) return kNaN;
-  if (j.is_string()) {
-    const auto& s = j.get_ref<const std::string&>();
-    if (s == kNaNToken) return kNaN;
-    if (s == kInfToken) return kInf;
-    if (s == kNegInfToken) return -kInf;
-  }
-  throw InputError("expected a number, found " + j.dump());
 }
 
 bool unit_higher_is_better(const std::string& unit) {
@@ -314,19 +197,8 @@ ResultSet asv_results_from_json(const json& results, const json* benchmarks, con
   ResultSet set;
   set.label = label;
   try {
-    if (!results.is_object()) throw InputError("not a JSON object");
-    const json& columns_json = results.at("result_columns");
-    const json& rows = results.at("results");
-    set.commit = lower(results.value("commit_hash", ""));
-    std::map<std::string, std::size_t> column;
-    for (std::size_t i = 0; i < columns_json.size(); ++i) column[columns_json.at(i).get<std::string>()] = i;
-    if (!column.count("result")) throw InputError("result_columns has no \"result\"");
-    auto cell = [&](const json& row, const char* name) -> const json& {
-      auto it = column.find(name);
-      // Trailing null columns may be dropped from a row: asv drops them itself.
-      if (it == column.end() || !row.is_array() || it->second >= row.size()) return null_json();
-      return row[it->second];
-    };
+    const AsvResults file = asv_results_rows(results);  // the rows, read by the asv module
+    set.commit = lower(file.commit_hash);
     auto describe = [&](const std::string& name) -> const json* {
       if (benchmarks && benchmarks->is_object() && benchmarks->contains(name) && (*benchmarks)[name].is_object())
         return &(*benchmarks)[name];
@@ -340,59 +212,33 @@ ResultSet asv_results_from_json(const json& results, const json* benchmarks, con
         if (name.ends_with(suffix)) return std::string(suffix).substr(1);
       return std::string("seconds");
     };
-    // pitot's per-process medians (pitot run --processes K): a top-level key asv ignores.
-    const json* process_medians = nullptr;
-    if (results.contains("pitot_process_medians") && results["pitot_process_medians"].is_object())
-      process_medians = &results["pitot_process_medians"];
-    for (const auto& [name, row] : rows.items()) {
-      if (!row.is_array()) throw InputError("row " + name + " is not a list");
-      const json& params = cell(row, "params");
-      std::vector<std::vector<std::string>> axes;
-      if (params.is_array())
-        for (const auto& axis : params) axes.push_back(axis.get<std::vector<std::string>>());
+    std::set<std::string> row_names;
+    for (const auto& row : file.rows) {
+      row_names.insert(row.name);
       std::vector<std::string> param_names;
-      if (const json* b = describe(name); b && b->contains("param_names") && (*b)["param_names"].is_array())
+      if (const json* b = describe(row.name); b && b->contains("param_names") && (*b)["param_names"].is_array())
         param_names = (*b)["param_names"].get<std::vector<std::string>>();
-      if (param_names.size() != axes.size()) param_names.clear();
-      std::size_t count = 1;
-      for (const auto& axis : axes) count *= axis.size();
-      const json& result = cell(row, "result");
-      const json& samples = cell(row, "samples");
-      const json& ci_a = cell(row, "stats_ci_99_a");
-      const json& ci_b = cell(row, "stats_ci_99_b");
-      const json& version = cell(row, "version");
-      const std::string unit = unit_of(name);
-      for (std::size_t k = 0; k < count; ++k) {
-        // Cartesian order, last parameter fastest (itertools.product).
-        std::vector<std::string> reprs(axes.size());
-        std::size_t rest = k;
-        for (std::size_t a = axes.size(); a-- > 0;) {
-          reprs[a] = axes[a][rest % axes[a].size()];
-          rest /= axes[a].size();
-        }
+      if (param_names.size() != row.params.size()) param_names.clear();
+      const std::string unit = unit_of(row.name);
+      for (const auto& point : row.points) {
         PointData p;
-        set_key(p, name, param_names, reprs);
+        set_key(p, row.name, param_names, point.params);
         if (param_names.empty()) p.display = p.key;
         p.unit = unit;
-        p.version = version.is_string() ? version.get<std::string>() : "";
-        const json& r = element(result, k);
-        if (json_is_nan(r)) {
+        p.version = row.version;
+        if (point.state == AsvPointState::Skipped) {
           p.state = PointState::Skipped;
           p.reason = "skipped (NaN result)";
-        } else if (r.is_null()) {
+        } else if (point.state == AsvPointState::Failed) {
           p.state = PointState::Failed;
           p.reason = "failed (null result)";
         } else {
-          p.value = json_number(r);
-          p.samples = numbers(element(samples, k));
-          if (process_medians && process_medians->contains(p.key))
-            p.process_medians = numbers((*process_medians)[p.key]);
-          const json &lo = element(ci_a, k), &hi = element(ci_b, k);
-          if (!lo.is_null() && !hi.is_null()) {
-            p.has_interval = true;
-            p.ci_lo = json_number(lo);
-            p.ci_hi = json_number(hi);
-          }
+          p.value = point.result;
+          p.samples = point.samples;
+          p.process_medians = point.process_medians;
+          p.has_interval = point.has_interval;
+          p.ci_lo = point.ci_lo;
+          p.ci_hi = point.ci_hi;
         }
         set.points.push_back(std::move(p));
       }
@@ -404,9 +250,9 @@ ResultSet asv_results_from_json(const json& results, const json* benchmarks, con
       auto dot = row.rfind('.');
       if (dot == std::string::npos || p.unit == "seconds" || !p.samples.empty()) continue;
       const std::string parent = row.substr(0, dot);
-      if (rows.contains(parent) && unit_of(parent) == "seconds") p.derived = true;
+      if (row_names.contains(parent) && unit_of(parent) == "seconds") p.derived = true;
     }
-  } catch (const InputError& e) {
+  } catch (const AsvError& e) {
     throw InputError(fmt::format("{}: {}", label, e.what()));
   } catch (const json::exception& e) {
     throw InputError(fmt::format("{}: not an asv results file of version 2 ({})", label, e.what()));
@@ -572,20 +418,6 @@ std::optional<json> read_benchmarks_json(const fs::path& results_dir) {
   return j;
 }
 
-std::optional<ConfigPaths> read_asv_config(const fs::path& config) {
-  std::string text;
-  try {
-    if (!read_file_bounded(config, text)) return std::nullopt;
-    json j = parse_json_bounded(text, /*ignore_comments=*/true);
-    const fs::path dir = config.parent_path();
-    return ConfigPaths{dir / j.value("results_dir", "results"), dir / j.value("repo", ".")};
-  } catch (const std::length_error& e) {
-    throw InputError(fmt::format("{}; pass --results-dir", e.what()));
-  } catch (const json::exception& e) {
-    throw InputError(fmt::format("{} is not readable JSON ({}); pass --results-dir", config.string(), e.what()));
-  }
-}
-
 fs::path find_results_file(const DatabaseQuery& query, const std::string& commit) {
   const fs::path& dir = query.results_dir;
   if (!fs::is_directory(dir))
@@ -607,15 +439,15 @@ fs::path find_results_file(const DatabaseQuery& query, const std::string& commit
     throw InputError(fmt::format("no machine '{}' in {} (machines there: {})", machine, dir.string(),
                                  machines.empty() ? "none" : join(machines, ", ")));
   }
-  auto files = results_files(dir / machine);
+  auto files = asv_results_files(dir / machine);
   if (!query.env.empty()) {
-    std::vector<ResultsFile> kept;
+    std::vector<AsvResultsFile> kept;
     for (const auto& f : files)
       if (f.env == query.env) kept.push_back(f);
     files = std::move(kept);
   }
   const std::string wanted = lower(commit);
-  std::vector<ResultsFile> found;
+  std::vector<AsvResultsFile> found;
   if (is_hex(wanted) && wanted.size() >= 4) found = matching_files(files, wanted);
   if (found.empty()) {
     // Not a hash we hold: perhaps a branch, tag or HEAD~1 of the repository we are in.
@@ -657,7 +489,7 @@ void read_history(ResultSet& set, const fs::path& head_file, const json* benchma
   const std::string stem = head_file.stem().string();
   const std::string env = stem.substr(stem.find('-') + 1);
   std::vector<std::pair<double, fs::path>> dated;
-  for (const auto& f : results_files(dir)) {
+  for (const auto& f : asv_results_files(dir)) {
     if (f.env != env || fs::equivalent(f.path, head_file)) continue;
     const double date = date_of_file(f.path);
     if (date >= 0) dated.emplace_back(date, f.path);

@@ -50,17 +50,13 @@ struct ResultSet {
   int history_files = 0;  // results files the history was read from
 };
 
-// Parses JSON in Python's dialect: bare NaN, Infinity and -Infinity (outside strings) become
-// the doubles they name. Throws InputError naming `what` and the position on malformed text.
+// asv's dialect of JSON (output/asv_json.hpp) as compare's input: throws InputError naming
+// `what` and the position on malformed text.
 nlohmann::json parse_python_json(const std::string& text, const std::string& what);
 
-// A number of an asv list: the double itself, NaN/±inf for the bare tokens, NaN for null.
-double json_number(const nlohmann::json& j);
-// True when j is the bare NaN token (asv: a skipped point).
-bool json_is_nan(const nlohmann::json& j);
-
-// Reads one asv results file (version 2). `benchmarks` is benchmarks.json (or null), used for
-// units, parameter names and versions.
+// Reads one asv results file (version 2): its rows come from output/asv_results.hpp and become
+// points here. `benchmarks` is benchmarks.json (or null), used for units, parameter names and
+// versions.
 ResultSet read_asv_results(const std::filesystem::path& file, const nlohmann::json* benchmarks);
 ResultSet asv_results_from_json(const nlohmann::json& results, const nlohmann::json* benchmarks,
                                 const std::string& label);
@@ -84,13 +80,6 @@ std::filesystem::path find_results_file(const DatabaseQuery& query, const std::s
 
 // benchmarks.json of a results database (nullopt when absent). Throws InputError when unreadable.
 std::optional<nlohmann::json> read_benchmarks_json(const std::filesystem::path& results_dir);
-
-// The folders an asv.conf.json names (json5 comments allowed), resolved against its folder:
-// results_dir (default "results") and repo (default "."). nullopt when the file is absent.
-struct ConfigPaths {
-  std::filesystem::path results_dir, repo;
-};
-std::optional<ConfigPaths> read_asv_config(const std::filesystem::path& config);
 
 // Loads one side of the comparison: an existing file (asv results or pitot JSON, by content),
 // otherwise a commit in the database.

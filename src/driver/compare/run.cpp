@@ -1,14 +1,13 @@
 #include "driver/compare/run.hpp"
 
 #include <cstdlib>
-#include <fstream>
 #include <optional>
 #include <ostream>
-#include <system_error>
 
 #include <fmt/format.h>
-#include <unistd.h>
 
+#include "driver/common/database.hpp"
+#include "driver/common/files.hpp"
 #include "driver/compare/input.hpp"
 #include "driver/compare/report.hpp"
 
@@ -18,38 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Write to a temporary file beside the target, then rename: a reader never sees half a report.
-void write_atomically(const fs::path& file, const std::string& text) {
-  const fs::path tmp = file.string() + fmt::format(".tmp.{}", ::getpid());
-  {
-    std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
-    o << text;
-    o.flush();
-    if (!o) {
-      std::error_code ignored;
-      fs::remove(tmp, ignored);
-      throw InputError(fmt::format("cannot write {}", file.string()));
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, file, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw InputError(fmt::format("cannot write {}: {}", file.string(), ec.message()));
-  }
-}
-
 // Like `pitot run`: --results-dir, else the config's results_dir, else ./asv-results. Revisions
 // such as main or HEAD~1 are resolved in the config's repository.
 DatabaseQuery database_query(const CompareOptions& o) {
   DatabaseQuery q{o.results_dir, o.machine, o.env, {}};
-  std::optional<ConfigPaths> config;
-  if (!o.config.empty()) {
-    config = read_asv_config(o.config);
-    if (!config) throw InputError(fmt::format("config {} not found", o.config.string()));
-  } else if (fs::is_regular_file("asv.conf.json")) {
-    config = read_asv_config("asv.conf.json");
-  }
+  // The same asv.conf.json `pitot run` finds (common/database.hpp).
+  const std::optional<AsvConfig> config = find_asv_config(o.config.string());
   if (config) q.repo = config->repo;
   if (q.results_dir.empty()) q.results_dir = config ? config->results_dir : fs::path("asv-results");
   return q;
@@ -110,7 +83,7 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
     if (options.output.empty()) {
       out << text;
     } else {
-      write_atomically(options.output, text);
+      replace_file(options.output, text);
       // The file is for tools and comments; the log still shows the table.
       if (options.format != Format::Table) out << render_table(report, color, options.only_changed);
       out << fmt::format("report written to {}\n", options.output.string());

@@ -15,7 +15,7 @@ enum class Color { Auto, Always, Never };
 struct CompareOptions {
   std::string base, head;            // files, or commits in the results database
   std::filesystem::path results_dir;  // empty: the config's results_dir, else ./asv-results
-  std::filesystem::path config;       // asv.conf.json (empty: ./asv.conf.json when there is one)
+  std::filesystem::path config;       // asv.conf.json or its folder (empty: as pitot run finds one)
   std::string machine, env;
   MethodOptions method;
   Format format = Format::Table;

@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "core/stats.hpp"
+
 namespace pitot::driver::compare {
 
 namespace {
@@ -92,11 +94,7 @@ std::vector<double> positive_logs(const std::vector<double>& values, int& droppe
   return logs;
 }
 
-double median_sorted(const std::vector<double>& s) {
-  if (s.empty()) return kNaN;
-  std::size_t h = s.size() / 2;
-  return s.size() % 2 ? s[h] : 0.5 * (s[h - 1] + s[h]);
-}
+double median_sorted(const std::vector<double>& s) { return s.empty() ? kNaN : quantile_sorted(s, 0.5); }
 
 std::string percent(double fraction) { return fmt::format("{:g}%", fraction * 100); }
 

@@ -1,4 +1,4 @@
-// See profile_noise.hpp. Each pattern names the tool whose line it matches.
+// See noise.hpp. Each pattern names the tool whose line it matches.
 #include "driver/profile/noise.hpp"
 
 #include <regex>

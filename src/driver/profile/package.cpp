@@ -1,4 +1,4 @@
-// See profile_package.hpp.
+// See package.hpp.
 #include "driver/profile/package.hpp"
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <zip.h>
 #include <zlib.h>
 
-#include "driver/profile/tools.hpp"
+#include "driver/profile/options.hpp"
 
 namespace fs = std::filesystem;
 

@@ -1,4 +1,4 @@
-// See profile_process.hpp.
+// See process.hpp.
 #include "driver/profile/process.hpp"
 
 #include <cerrno>

@@ -1,4 +1,4 @@
-// See profile_summary.hpp.
+// See summary.hpp.
 #include "driver/profile/summary.hpp"
 
 #include <algorithm>

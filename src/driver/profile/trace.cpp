@@ -1,4 +1,4 @@
-// See profile_trace.hpp.
+// See trace.hpp.
 #include "driver/profile/trace.hpp"
 
 #include <algorithm>

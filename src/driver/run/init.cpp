@@ -1,15 +1,13 @@
 // pitot init: writes an asv.conf.json so asv publish/preview/compare read pitot's database.
 #include <cstdio>
-#include <fstream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include "driver/common/child.hpp"
 #include "driver/common/command.hpp"
+#include "driver/common/database.hpp"
+#include "output/machine.hpp"
 
 namespace fs = std::filesystem;
-using nlohmann::ordered_json;
 
 namespace pitot::driver::run {
 namespace {
@@ -21,24 +19,6 @@ struct InitOptions {
   std::string results_dir = "results", html_dir = "html";
   bool force = false;
 };
-
-// Runs git with these arguments in `dir`; its first output line, or "" when it fails.
-std::string git_line(const fs::path& dir, const std::vector<std::string>& args) {
-  ChildSpec spec;
-  spec.argv = {"/usr/bin/env", "git", "-C", dir.string()};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.result_channel = false;
-  spec.keep_all_stdout = true;
-  try {
-    Child child(spec);
-    while (child.running()) child.wait(std::chrono::milliseconds(100));
-    if (!child.end().exited || child.end().code != 0) return "";
-    std::string out = child.stdout_text();
-    return out.substr(0, out.find('\n'));
-  } catch (const std::exception&) {
-    return "";
-  }
-}
 
 int init_command(const InitOptions& o) {
   fs::path dir = o.dir;
@@ -57,7 +37,7 @@ int init_command(const InitOptions& o) {
   // The repository: given, else the git work tree holding the folder, written relative to it.
   std::string repo = o.repo;
   if (repo.empty()) {
-    std::string top = git_line(dir, {"rev-parse", "--show-toplevel"});
+    const std::string top = git_top_level(dir).value_or("");
     if (top.empty()) {
       std::fprintf(stderr, "pitot init: %s is not inside a git repository; pass --repo PATH (asv needs the commits)\n",
                    fs::absolute(dir).string().c_str());
@@ -68,33 +48,14 @@ int init_command(const InitOptions& o) {
   }
   std::vector<std::string> branches = o.branches;
   if (branches.empty()) {
-    std::string current = git_line(dir, {"rev-parse", "--abbrev-ref", "HEAD"});
+    const std::string current = git_branch(dir).value_or("");
     branches.push_back(current.empty() || current == "HEAD" ? "main" : current);
   }
   std::string project = o.project;
   if (project.empty()) project = fs::canonical(dir / repo, ec).filename().string();
   if (project.empty()) project = "benchmarks";
 
-  ordered_json j = {{"version", 1},
-                    {"project", project},
-                    {"repo", repo},
-                    {"dvcs", "git"},
-                    {"branches", branches},
-                    {"environment_type", "existing"},
-                    {"results_dir", o.results_dir},
-                    {"html_dir", o.html_dir},
-                    {"hash_length", 8}};
-  fs::path tmp = conf;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << j.dump(2) << "\n";
-    if (!out) {
-      std::fprintf(stderr, "pitot init: cannot write %s\n", tmp.string().c_str());
-      return kUsage;
-    }
-  }
-  fs::rename(tmp, conf);
+  write_asv_config(conf, {project, repo, branches, o.results_dir, o.html_dir});
   std::printf("wrote %s (repo %s, branches %s, results in %s, html in %s)\n", conf.string().c_str(), repo.c_str(),
               fmt::format("{}", fmt::join(branches, ",")).c_str(), o.results_dir.c_str(), o.html_dir.c_str());
   // The exact commands, with --config: run from another folder they still find the database.
@@ -114,7 +75,7 @@ void setup(CLI::App& root) {
   cmd->add_option("--results-dir", o->results_dir, "Results folder, relative to asv.conf.json")->capture_default_str();
   cmd->add_option("--html-dir", o->html_dir, "Where asv publish writes the site")->capture_default_str();
   cmd->add_flag("--force", o->force, "Replace an existing asv.conf.json");
-  cmd->callback([o] { exit_code() = init_command(*o); });
+  cmd->callback([o] { run_guarded("init", [&] { return init_command(*o); }); });
 }
 
 }  // namespace

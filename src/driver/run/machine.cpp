@@ -43,7 +43,7 @@ int machine_command(const MachineOptions& o) {
   json facts = json::object();
   for (const auto& [k, v] : run.machine_facts) facts[k] = v;
   facts["machine"] = run.machine;
-  facts["version"] = 1;
+  facts["version"] = kAsvMachineVersion;
 
   if (o.json) std::printf("%s\n", facts.dump(2).c_str());
   else
@@ -60,11 +60,11 @@ int machine_command(const MachineOptions& o) {
     } catch (const json::exception& e) {
       throw InputError(path.string() + " is not valid JSON (" + e.what() + "); left as it is: fix or move it away");
     }
-    if (!doc.is_object() || doc.value("version", 0) != 1)
+    if (!doc.is_object() || doc.value("version", 0) != kAsvMachineVersion)
       throw InputError(path.string() + " is not an asv machine.json of version 1; left as it is: fix or move it away");
   }
   for (const auto& [k, v] : facts.items()) doc[k] = v;
-  replace_file(path, doc.dump(4) + "\n");
+  replace_file(path, asv_file_text(doc));
   std::fprintf(stderr, "recorded %s\n", path.string().c_str());
   return kOk;
 }

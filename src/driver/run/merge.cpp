@@ -11,7 +11,7 @@
 #include "driver/common/database.hpp"
 #include "driver/common/files.hpp"
 #include "driver/common/manifest.hpp"
-#include "output/asv.hpp"
+#include "output/asv_results.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -19,18 +19,12 @@ using nlohmann::json;
 namespace pitot::driver::run {
 namespace {
 
-const std::vector<std::string> kColumns = {"result",        "params",        "version",    "started_at",
-                                           "duration",      "stats_ci_99_a", "stats_ci_99_b", "stats_q_25",
-                                           "stats_q_75",    "stats_number",  "stats_repeat", "samples",
-                                           "profile"};
-const std::vector<std::string> kPointColumns = {"result",     "stats_ci_99_a", "stats_ci_99_b", "stats_q_25",
-                                                "stats_q_75", "stats_number",  "stats_repeat",  "samples"};
-
 // One asv database in memory: relative path -> document.
 struct Folder {
   std::map<fs::path, json> files;  // benchmarks.json, <m>/machine.json, <m>/<hash>-<env>.json
 };
 
+// One asv file, in asv's dialect for a results file (output/asv_json.hpp).
 json load(const fs::path& path, int version, bool python) {
   json doc;
   try {
@@ -49,14 +43,14 @@ Folder read_folder(const fs::path& dir) {
   Folder f;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw InputError(dir.string() + " is not a folder");
-  if (fs::exists(dir / "benchmarks.json")) f.files["benchmarks.json"] = load(dir / "benchmarks.json", 2, false);
+  if (fs::exists(dir / "benchmarks.json")) f.files["benchmarks.json"] = load(dir / "benchmarks.json", kAsvBenchmarksVersion, false);
   for (const auto& m : fs::directory_iterator(dir)) {
     if (!m.is_directory() || !fs::exists(m.path() / "machine.json")) continue;
     fs::path name = m.path().filename();
-    f.files[name / "machine.json"] = load(m.path() / "machine.json", 1, false);
+    f.files[name / "machine.json"] = load(m.path() / "machine.json", kAsvMachineVersion, false);
     for (const auto& e : fs::directory_iterator(m.path())) {
       if (e.path().extension() != ".json" || e.path().filename() == "machine.json") continue;
-      json doc = load(e.path(), 2, true);
+      json doc = load(e.path(), kAsvResultsVersion, true);
       if (!doc.contains("results") || !doc["results"].is_object() || !doc.contains("result_columns"))
         throw InputError(e.path().string() + " is not an asv results file; nothing was merged");
       f.files[name / e.path().filename()] = doc;
@@ -65,34 +59,24 @@ Folder read_folder(const fs::path& dir) {
   return f;
 }
 
-std::map<std::string, json> columns_of(const json& row, const json& names) {
-  std::map<std::string, json> out;
-  for (std::size_t i = 0; i < names.size() && i < row.size(); ++i) out[names[i].get<std::string>()] = row[i];
-  return out;
-}
-
-json cell(const std::map<std::string, json>& cols, const std::string& name, std::size_t k) {
+json cell(const AsvColumns& cols, const std::string& name, std::size_t k) {
   auto it = cols.find(name);
   if (it == cols.end() || !it->second.is_array() || k >= it->second.size()) return nullptr;
   return it->second[k];
 }
 
-// Merges row `in` into row `out` point by point (both already in kColumns order).
-json merge_row(const std::map<std::string, json>& out, const std::map<std::string, json>& in) {
-  auto get = [](const std::map<std::string, json>& m, const std::string& k) {
+// Merges row `in` into row `out` point by point.
+AsvColumns merge_row(const AsvColumns& out, const AsvColumns& in) {
+  auto get = [](const AsvColumns& m, const std::string& k) {
     auto it = m.find(k);
     return it == m.end() ? json(nullptr) : it->second;
   };
   // Different parameters or version: the two rows do not describe the same points; take the newer.
-  if (get(out, "params") != get(in, "params") || get(out, "version") != get(in, "version")) {
-    json row = json::array();
-    for (const auto& c : kColumns) row.push_back(get(in, c));
-    return row;
-  }
+  if (get(out, "params") != get(in, "params") || get(out, "version") != get(in, "version")) return in;
   std::size_t n = 1;
   for (const auto& axis : get(in, "params")) n *= axis.size();
-  std::map<std::string, json> merged;
-  for (const auto& c : kPointColumns) {
+  AsvColumns merged = in;  // the whole-row columns not merged below (profile) are the newer's
+  for (const auto& c : kAsvPointColumns) {
     json list = json::array();
     bool any = false;
     for (std::size_t k = 0; k < n; ++k) {
@@ -103,26 +87,11 @@ json merge_row(const std::map<std::string, json>& out, const std::map<std::strin
     }
     merged[c] = any ? list : json(nullptr);
   }
-  merged["params"] = get(in, "params");
-  merged["version"] = get(in, "version");
   json sa = get(out, "started_at"), sb = get(in, "started_at");
   merged["started_at"] = sa.is_null() ? sb : sb.is_null() ? sa : json(std::min(sa.get<std::int64_t>(), sb.get<std::int64_t>()));
   json da = get(out, "duration"), db = get(in, "duration");
   merged["duration"] = da.is_null() ? db : db.is_null() ? da : json(da.get<double>() + db.get<double>());
-  json row = json::array();
-  for (const auto& c : kColumns) row.push_back(merged.count(c) ? merged[c] : get(in, c));
-  return row;
-}
-
-json normalize_row(const json& row, const json& names) {
-  auto cols = columns_of(row, names);
-  json out = json::array();
-  for (const auto& c : kColumns) out.push_back(cols.count(c) ? cols[c] : json(nullptr));
-  return out;
-}
-
-void trim(json& row) {
-  while (!row.empty() && row.back().is_null()) row.erase(row.size() - 1);
+  return merged;
 }
 
 void merge_into(Folder& out, const Folder& in) {
@@ -139,24 +108,19 @@ void merge_into(Folder& out, const Folder& in) {
     }
     if (o.value("commit_hash", "") != doc.value("commit_hash", "") || o.value("env_name", "") != doc.value("env_name", ""))
       throw InputError("two results files named " + rel.string() + " hold different commits or environments; nothing was merged");
-    json results = json::object();
-    for (const auto& [name, row] : o["results"].items()) results[name] = normalize_row(row, o["result_columns"]);
+    const auto out_columns = o["result_columns"].get<std::vector<std::string>>();
+    const auto in_columns = doc["result_columns"].get<std::vector<std::string>>();
+    std::map<std::string, AsvColumns> rows;
+    for (const auto& [name, row] : o["results"].items()) rows[name] = asv_row_columns(row, out_columns);
     for (const auto& [name, row] : doc["results"].items()) {
-      json r = normalize_row(row, doc["result_columns"]);
-      if (!results.contains(name)) {
-        results[name] = r;
-        continue;
-      }
-      std::map<std::string, json> a, b;
-      for (std::size_t i = 0; i < kColumns.size(); ++i) {
-        a[kColumns[i]] = results[name][i];
-        b[kColumns[i]] = r[i];
-      }
-      results[name] = merge_row(a, b);
+      AsvColumns r = asv_row_columns(row, in_columns);
+      auto it = rows.find(name);
+      rows[name] = it == rows.end() ? r : merge_row(it->second, r);
     }
-    for (auto& [name, row] : results.items()) trim(row);
+    json results = json::object();
+    for (const auto& [name, columns] : rows) results[name] = asv_row(columns);
     o["results"] = results;
-    o["result_columns"] = kColumns;
+    o["result_columns"] = kAsvResultColumns;
     json durations = o.value("durations", json::object());
     // A named copy: iterating items() of a temporary would dangle (the loop keeps only the proxy).
     const json incoming = doc.value("durations", json::object());
@@ -170,7 +134,7 @@ int merge_command(const std::string& out_arg, const std::vector<std::string>& in
   auto resolve = [](const std::string& arg) {
     // A folder holding asv.conf.json stands for its results_dir.
     fs::path p(arg);
-    if (fs::exists(p / "asv.conf.json")) return find_asv_config((p / "asv.conf.json").string())->results_dir;
+    if (fs::exists(p / "asv.conf.json")) return read_asv_config(p / "asv.conf.json").results_dir;
     return p;
   };
   fs::path out_dir = resolve(out_arg);
@@ -188,7 +152,7 @@ int merge_command(const std::string& out_arg, const std::vector<std::string>& in
     auto it = before.files.find(rel);
     if (it != before.files.end() && it->second == doc) continue;
     bool results_file = rel != "benchmarks.json" && rel.filename() != "machine.json";
-    replace_file(out_dir / rel, results_file ? dump_python_json(doc) + "\n" : doc.dump(4) + "\n");
+    replace_file(out_dir / rel, results_file ? asv_results_file_text(doc) : asv_file_text(doc));
     ++written;
   }
   std::printf("merged %zu folder(s) into %s: %zu file(s) written\n", inputs.size(), out_dir.string().c_str(), written);
