@@ -17,6 +17,7 @@
 
 #include <pitot/state.hpp>
 
+#include "core/settings.hpp"
 #include "gpu/api.hpp"
 #include "gpu/kernel_clock.hpp"
 
