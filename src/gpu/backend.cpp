@@ -31,16 +31,12 @@ namespace {
 thread_local int pending_rotations = 1;
 
 // The clock a point is timed with: --clock, else the default of its mode. A kernel clock that
-// cannot run (no CUPTI, a profiler holds it) gives way to events, said once per process.
-Clock choose_clock(const std::string& asked, Mode mode, std::string* unavailable) {
-  if (asked == "events") return Clock::Events;
-  if (!asked.empty()) {
-    (void)parse_clock(asked);
-    if (mode != Mode::Cold)
-      throw UsageError("--clock kernel times cold launches only; hot and graph mode time with events");
-  } else if (mode != Mode::Cold || kDefaultColdClock == Clock::Events || !PITOT_GPU_CUDA) {
+// cannot run (no CUPTI, a profiler holds it) gives way to events, said once per process. The
+// command line refused --clock kernel outside cold mode (device_settings_problem).
+Clock choose_clock(std::optional<Clock> asked, Mode mode, std::string* unavailable) {
+  if (asked == Clock::Events) return Clock::Events;
+  if (!asked && (mode != Mode::Cold || kDefaultColdClock == Clock::Events || !PITOT_GPU_CUDA))
     return Clock::Events;  // HIP has no kernel clock (docs/hip-backend.md): events, silently
-  }
   const std::string& why = activity_start();
   if (why.empty()) return Clock::Kernel;
   *unavailable = why;
@@ -93,24 +89,24 @@ void exec(State& state, std::function<void(Launch&)> work) {
     }
   }
   const DeviceOptions& options = device_options();
-  const Mode mode = parse_mode(options.timing);
+  const Mode mode = options.timing;
   select_device(options.device);
   // Setup work the author queued (fills, copies) finishes before anything is timed.
   PITOT_GPU_TRY(gpuDeviceSynchronize());
   DeviceKit& kit = device_kit(options.device);
   detail::set_backend_info(state, "device", std::to_string(options.device));
-  detail::set_backend_info(state, "timing", nlohmann::json(mode_name(mode)).dump());
+  detail::set_backend_info(state, "timing", nlohmann::json(name_of(mode)).dump());
   if (rotations > 1) detail::set_backend_info(state, "rotations", std::to_string(rotations));
   if (mode == Mode::Cold) detail::set_backend_info(state, "flush_bytes", std::to_string(kit.flush_bytes));
   record_kit_info(state, kit);
   std::string unavailable;
   const Clock clock = choose_clock(options.clock, mode, &unavailable);
   if (!unavailable.empty()) detail::set_backend_info(state, "kernel_clock_unavailable", json_text(nlohmann::json(unavailable)));
-  DeviceSampler sampler(kit, mode, clock, options.clock == "kernel", work, rotations, options.graph_launches,
+  DeviceSampler sampler(kit, mode, clock, options.clock == Clock::Kernel, work, rotations, options.graph_launches,
                         options.throttle_ratio);
   detail::run_schedule(state, sampler);
   // The clock the samples were read with: the kernel clock may have declined during warm-up.
-  detail::set_backend_info(state, "clock", nlohmann::json(clock_name(sampler.kernel_clock() ? Clock::Kernel : Clock::Events)).dump());
+  detail::set_backend_info(state, "clock", nlohmann::json(name_of(sampler.kernel_clock() ? Clock::Kernel : Clock::Events)).dump());
   if (!sampler.kernel_clock_declined().empty())
     detail::set_backend_info(state, "kernel_clock_declined", nlohmann::json(sampler.kernel_clock_declined()).dump());
   if (sampler.kernel_clock()) detail::set_backend_info(state, "kernel_clock", kernel_clock_info(sampler).dump());

@@ -33,30 +33,6 @@ constexpr auto kFlushRetryWait = std::chrono::microseconds(100);
 
 void set_profiling(bool on) { profiling_now = on; }
 
-Mode parse_mode(const std::string& text) {
-  if (text == "cold") return Mode::Cold;
-  if (text == "hot") return Mode::Hot;
-  if (text == "graph") return Mode::Graph;
-  throw UsageError("--timing " + text + ": use cold, hot or graph");
-}
-
-Clock parse_clock(const std::string& text) {
-  if (text == "kernel") return Clock::Kernel;
-  if (text == "events") return Clock::Events;
-  throw UsageError("--clock " + text + ": use kernel or events");
-}
-
-const char* clock_name(Clock clock) { return clock == Clock::Kernel ? "kernel" : "events"; }
-
-const char* mode_name(Mode mode) {
-  switch (mode) {
-    case Mode::Cold: return "cold";
-    case Mode::Hot: return "hot";
-    case Mode::Graph: return "graph";
-  }
-  return "?";
-}
-
 DeviceKit& device_kit(int device) {
   static std::mutex mutex;
   static std::map<int, std::unique_ptr<DeviceKit>> kits;  // kept until the process exits

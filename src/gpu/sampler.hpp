@@ -17,25 +17,22 @@
 
 #include <pitot/state.hpp>
 
+#include "core/settings.hpp"
 #include "gpu/api.hpp"
 #include "gpu/kernel_clock.hpp"
 
 namespace pitot::PITOT_GPU_NAMESPACE {
 
-enum class Mode { Cold, Hot, Graph };
-// "cold" | "hot" | "graph"; throws pitot::UsageError otherwise.
-Mode parse_mode(const std::string& text);
-const char* mode_name(Mode mode);
+// The timing mode (--timing), parsed at the command line (src/core/settings.hpp).
+using Mode = pitot::Timing;
 // What a cold sample's value is read from: events around each launch, or the device's own start
 // and end timestamps of the work the launch queued (the kernel clock: CUPTI activity records,
-// src/gpu/activity.hpp), which leave the events' and the front end's time out.
-enum class Clock { Events, Kernel };
+// src/gpu/activity.hpp), which leave the events' and the front end's time out. Named as --clock
+// names it (src/core/settings.hpp).
+using Clock = pitot::GpuClock;
 // The clock of cold mode when --clock is not given and the backend can read kernel timestamps
 // (docs/DESIGN.md has the measurements behind it). Hot and graph mode always use events.
 inline constexpr Clock kDefaultColdClock = Clock::Kernel;
-// "kernel" | "events"; throws pitot::UsageError otherwise.
-Clock parse_clock(const std::string& text);
-const char* clock_name(Clock clock);
 
 // Between profiler start and stop the sampler queues no blocker: a profiler serializes the
 // launches it records, so a launch behind the spinning blocker would wait for it.

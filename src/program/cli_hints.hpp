@@ -12,6 +12,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/settings.hpp"
+
 namespace pitot::cli {
 
 // Levenshtein distance (insert, delete, substitute), small strings only.
@@ -110,6 +112,21 @@ inline CLI::Validator within(double lo, double hi) {
         return "";
       },
       "NUMBER in [" + plain_number(lo) + ", " + plain_number(hi) + "]");
+}
+
+// --timing and --clock, parsed into their enums at the flag (core/settings.hpp): the same names,
+// checks and messages in a benchmark program and in `pitot run`.
+inline CLI::Option* add_timing_option(CLI::App& app, std::function<void(Timing)> set, const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          "--timing", [set](const std::string& name) { set(timing_from_name(name).value()); }, help)
+      ->check(CLI::IsMember(timing_names()));
+}
+inline CLI::Option* add_clock_option(CLI::App& app, std::function<void(GpuClock)> set, const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          "--clock", [set](const std::string& name) { set(clock_from_name(name).value()); }, help)
+      ->check(CLI::IsMember(clock_names()));
 }
 
 }  // namespace pitot::cli

@@ -18,6 +18,7 @@
 #include "core/backend.hpp"
 #include "core/engine.hpp"
 #include "core/point_filter.hpp"
+#include "core/protocol.hpp"
 #include "core/text.hpp"
 #include "output/asv.hpp"
 #include "output/console.hpp"
@@ -110,10 +111,9 @@ std::string no_point_message(const Options& o, const std::vector<PlannedPoint>& 
 }
 
 // The benchmarks' own build, for --json and --list --json (the driver names its env from it).
-json build_json() {
+ListedBuild listed_build() {
   const BuildFlags b = program_build().value_or(BuildFlags{});
-  return {{"build_type", b.build_type}, {"optimized", b.optimized}, {"ndebug", b.ndebug},
-          {"env_build_type", build_type_name(b)}};
+  return {b.build_type, b.optimized, b.ndebug, build_type_name(b)};
 }
 
 // A loud line for a build without optimization: its times mean little (26x slower, measured).
@@ -139,15 +139,17 @@ void print_list(std::ostream& out, const std::string& program, const std::vector
                 const std::vector<PlannedPoint>& points, bool as_json) {
   if (as_json) {
     // The device facts let a driver name the machine and count GPUs without running a point.
-    const json device = device_facts();
-    const int device_count = device.is_object() ? device.value("gpu_count", 1) : 0;
-    json j = {{"program", program}, {"backend", device_backend() ? device_backend()->name : "cpu"},
-              {"device", device}, {"device_count", device_count}, {"machine", device_machine_name()},
-              {"build", build_json()}, {"requirements", build_requirements()},
-              {"benchmarks", json::array()}, {"points", json::array()}};
-    for (const auto& b : infos) j["benchmarks"].push_back(to_json(b));
-    for (const auto& p : points) j["points"].push_back({{"id", p.id}, {"name", p.name}, {"benchmark", p.def->name}});
-    out << json_text(j, 2) << "\n";
+    ListAnswer answer;
+    answer.program = program;
+    if (device_backend()) answer.backend = device_backend()->name;
+    answer.device = device_facts();
+    answer.device_count = answer.device.is_object() ? answer.device.value("gpu_count", 1) : 0;
+    answer.machine = device_machine_name();
+    answer.build = listed_build();
+    answer.requirements = build_requirements();
+    answer.benchmarks = infos;
+    for (const auto& p : points) answer.points.push_back({p.id, p.name, p.def->name});
+    out << json_text(to_json(answer), 2) << "\n";
     return;
   }
   for (const auto& b : infos) {
@@ -184,8 +186,8 @@ json config_json(const RunConfig& r, const DeviceOptions& d) {
   return {{"warmup", r.warmup_seconds},      {"min_samples", r.min_samples}, {"min_time", r.min_seconds},
           {"max_time", r.max_seconds},       {"max_samples", r.max_samples}, {"ci_target", r.ci_target},
           {"batch_time", r.batch_seconds},   {"interleave", r.interleave},   {"seed", r.seed},
-          {"profile", r.profile},            {"device", d.device},           {"timing", d.timing},
-          {"clock", d.clock.empty() ? "default" : d.clock}};
+          {"profile", r.profile},            {"device", d.device},           {"timing", name_of(d.timing)},
+          {"clock", name_of(d.clock)}};
 }
 
 json config_json(const Options& o) {
@@ -217,7 +219,7 @@ void write_asv_results(const Options& o, const std::string& program, const std::
     throw UsageError(o.commit.empty() ? "--asv-dir needs a commit: run inside a git repository or give --commit HASH"
                                       : "--commit " + o.commit + " is not a commit of the repository here; give the full 40-digit hash");
   }
-  const std::string env = checked_name("--env", o.env.empty() ? run_env_name(o.device.timing) : o.env);
+  const std::string env = checked_name("--env", o.env.empty() ? env_name(build_requirements()) + timing_env_suffix(o.device.timing) : o.env);
   run.requirements = build_requirements();
   // Kernel-clock rows go to their own env (split_by_clock), so the two clocks never mix.
   for (auto& [env_name, points] : split_by_clock(env, results, o.env.empty())) {
@@ -290,7 +292,7 @@ int run_program(int argc, char** argv) {
   PointHooks hooks;
   if (backend && backend->bind_thread) hooks.on_thread_start = [backend](const PlannedPoint&) { backend->bind_thread(); };
   // Tells a driver which points are running, so a crash is charged to them alone.
-  hooks.on_point_begin = [&](const PlannedPoint& p) { send(json_text(json{{"type", "start"}, {"id", p.id}})); };
+  hooks.on_point_begin = [&](const PlannedPoint& p) { send(json_text(to_json(StartMessage{p.id}))); };
 
   std::vector<PointResult> results;
   bool any_failed = false;
@@ -308,7 +310,7 @@ int run_program(int argc, char** argv) {
       write_output(o.csv_path, csv.str());
     }
     if (!o.json_path.empty()) {
-      json doc = {{"pitot_version", PITOT_VERSION}, {"program", program}, {"build", build_json()}, {"host", host_facts()},
+      json doc = {{"pitot_version", PITOT_VERSION}, {"program", program}, {"build", to_json(listed_build())}, {"host", host_facts()},
                   {"device", device_facts()},       {"config", config_json(o)},
                   {"benchmarks", json::array()},    {"points", json::array()}};
       for (const auto& b : infos) doc["benchmarks"].push_back(to_json(b));
@@ -331,7 +333,7 @@ int run_program(int argc, char** argv) {
                              gpu_points.size() == 1 ? "" : "s", gpu_points.size() == 1 ? "is" : "are");
     for (const auto* p : gpu_points) {
       results.push_back(skipped_result(program, *p, reason));
-      send(json_text(to_json(results.back())));
+      send(json_text(to_json(PointMessage{results.back()})));
     }
     for (const auto& p : points)
       if (!p.def->build.device) to_run.push_back(p);
@@ -352,7 +354,7 @@ int run_program(int argc, char** argv) {
   run_points(program, to_run, o.run, [&](const PointResult& r) {
     results.push_back(r);
     any_failed |= r.status == PointStatus::Failed;
-    send(json_text(to_json(r)));
+    send(json_text(to_json(PointMessage{r})));
     if (progress)
       std::cerr << fmt::format("\r[{}/{}] {:<60.60}", results.size(), points.size(), r.name) << std::flush;
     if (backend && backend->device_lost && backend->device_lost()) {
@@ -367,7 +369,7 @@ int run_program(int argc, char** argv) {
   }, hooks);
   if (progress) std::cerr << "\r" << std::string(80, ' ') << "\r";
   if (channel) {
-    send(R"({"type":"done"})");
+    send(json_text(to_json(DoneMessage{})));
     std::fclose(channel);
   }
   write_outputs();

@@ -144,7 +144,7 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& p
   CLI::App app{program + ": pitot benchmark program. Runs its benchmarks and prints a table."};
   app.set_version_flag("--version", "pitot " PITOT_VERSION);
   std::vector<std::string> axis_texts;
-  std::string points_text, shard_text, timing;
+  std::string points_text, shard_text;
   bool no_interleave = false, quiet = false;
 
   app.add_flag("--list", o.list, "List benchmarks, axes and points, then exit");
@@ -183,12 +183,12 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& p
 
   auto& d = o.device;
   app.add_option("--device", d.device, "GPU to run on")->check(non_negative)->capture_default_str();
-  app.add_option("--timing", d.timing, "GPU timing: cold (caches flushed), hot (back to back) or graph (CUDA graph replay)")
-      ->check(CLI::IsMember({"cold", "hot", "graph"}))->capture_default_str();
-  app.add_option("--clock", d.clock,
-                 "GPU clock of cold samples: kernel (the device's timestamps of the work, CUPTI) or events "
-                 "(default: kernel where CUPTI is available, else events; hot and graph use events)")
-      ->check(CLI::IsMember({"kernel", "events"}));
+  cli::add_timing_option(app, [&d](Timing t) { d.timing = t; },
+                         "GPU timing: cold (caches flushed), hot (back to back) or graph (CUDA graph replay)")
+      ->default_str(name_of(d.timing));
+  cli::add_clock_option(app, [&d](GpuClock c) { d.clock = c; },
+                        "GPU clock of cold samples: kernel (the device's timestamps of the work, CUPTI) or events "
+                        "(default: kernel where CUPTI is available, else events; hot and graph use events)");
   app.add_option("--graph-launches", d.graph_launches, "Launches captured per graph in graph mode (0: automatic)")->check(non_negative);
   app.add_option("--throttle-ratio", d.throttle_ratio, "Discard samples whose SM clock is below this fraction of nominal")->check(cli::within(0.0, 1.0))->capture_default_str();
 
@@ -207,9 +207,8 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& p
   if (!points_text.empty()) o.point_ids = parse_id_list(points_text);
   if (!shard_text.empty()) std::tie(o.shard_index, o.shard_count) = parse_shard(shard_text);
   if (no_interleave) r.interleave = 1;
-  if (d.clock == "kernel" && d.timing != "cold")
-    throw UsageError("--clock kernel times cold launches only; hot and graph mode time with events");
-  if (r.profile) d.clock = "events";  // a profiler holds CUPTI; the work runs once, untimed
+  if (const std::string problem = device_settings_problem(d.timing, d.clock); !problem.empty()) throw UsageError(problem);
+  if (r.profile) d.clock = GpuClock::Events;  // a profiler holds CUPTI; the work runs once, untimed
   if (json_opt->count() > 0 && o.json_path.empty()) o.json_path = "-";
   o.list_json = o.list && !o.json_path.empty();
   o.table = !quiet;

@@ -43,3 +43,29 @@ TEST(Options, AxisOverrides) {
   EXPECT_THROW(parse_axis_override("n"), UsageError);
   EXPECT_THROW(parse_axis_override("n=1,,2"), UsageError);
 }
+
+namespace {
+std::optional<Options> parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "prog");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return parse_options(static_cast<int>(argv.size()), argv.data(), "prog");
+}
+}  // namespace
+
+TEST(Options, TimingAndClockAreParsedIntoTheirEnums) {
+  EXPECT_EQ(parse({})->device.timing, Timing::Cold);
+  EXPECT_EQ(parse({})->device.clock, std::nullopt);
+  EXPECT_EQ(parse({"--timing", "graph"})->device.timing, Timing::Graph);
+  EXPECT_EQ(parse({"--clock", "events"})->device.clock, GpuClock::Events);
+  EXPECT_EQ(parse({"--clock", "kernel"})->device.clock, GpuClock::Kernel);
+  EXPECT_EQ(parse({"--profile"})->device.clock, GpuClock::Events);  // a profiler holds CUPTI
+  EXPECT_THROW(parse({"--timing", "warm"}), UsageError);
+  EXPECT_THROW(parse({"--clock", "wall"}), UsageError);
+  try {
+    parse({"--timing", "hot", "--clock", "kernel"});
+    ADD_FAILURE() << "--timing hot --clock kernel was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "--clock kernel times cold launches only; hot and graph mode time with events");
+  }
+}

@@ -84,11 +84,11 @@ TEST(Errors, ContextIsRestored) {
 }
 
 TEST(Modes, Parse) {
-  EXPECT_EQ(pc::parse_mode("cold"), pc::Mode::Cold);
-  EXPECT_EQ(pc::parse_mode("hot"), pc::Mode::Hot);
-  EXPECT_EQ(pc::parse_mode("graph"), pc::Mode::Graph);
-  EXPECT_THROW(pc::parse_mode("warm"), pitot::UsageError);
-  EXPECT_STREQ(pc::mode_name(pc::Mode::Graph), "graph");
+  EXPECT_EQ(pitot::timing_from_name("cold"), pc::Mode::Cold);
+  EXPECT_EQ(pitot::timing_from_name("hot"), pc::Mode::Hot);
+  EXPECT_EQ(pitot::timing_from_name("graph"), pc::Mode::Graph);
+  EXPECT_EQ(pitot::timing_from_name("warm"), std::nullopt);
+  EXPECT_STREQ(pitot::name_of(pc::Mode::Graph), "graph");
 }
 
 TEST(Backend, RegisteredByIncludingTheHeader) {

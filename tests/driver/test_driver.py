@@ -268,6 +268,14 @@ def case_first_contact():
         check(r.returncode == 2 and words in r.stderr and len(r.stderr) < 200, f"--max-time {value}: {r.stderr}")
     r = pitot(["list", prog("trivial"), "--filter", r"i=7\]"], repo)
     check(r.returncode == 0 and r.stdout.endswith("\n1 point in 1 program\n"), f"list: {r.stdout[-200:]}")
+    # --timing and --clock are refused before any program starts (a missing program is not even
+    # looked for), in the programs' own words.
+    for args in (["--timing", "lukewarm"], ["--clock", "wall"], ["--timing", "hot", "--clock", "kernel"]):
+        r = pitot(["run", "/nonexistent/drv_none"] + args, repo)
+        p = subprocess.run([prog("ok"), "--quiet"] + args, capture_output=True, text=True, timeout=60)
+        said = r.stderr.strip().removeprefix("pitot run: ").split(" (see ")[0]
+        check(r.returncode == 2 and p.returncode == 2 and said and said in p.stderr and "drv_none" not in r.stderr,
+              f"run {args}: the program's message, before any program: {r.stderr!r} vs {p.stderr!r}")
     return repo
 
 

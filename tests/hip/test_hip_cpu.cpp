@@ -137,11 +137,11 @@ TEST(Timing, ProfilerDetection) {
 }
 
 TEST(Modes, Parse) {
-  EXPECT_EQ(parse_mode("cold"), Mode::Cold);
-  EXPECT_EQ(parse_mode("hot"), Mode::Hot);
-  EXPECT_EQ(parse_mode("graph"), Mode::Graph);
-  EXPECT_THROW(parse_mode("warm"), pitot::UsageError);
-  EXPECT_STREQ(mode_name(Mode::Graph), "graph");
+  EXPECT_EQ(pitot::timing_from_name("cold"), Mode::Cold);
+  EXPECT_EQ(pitot::timing_from_name("hot"), Mode::Hot);
+  EXPECT_EQ(pitot::timing_from_name("graph"), Mode::Graph);
+  EXPECT_EQ(pitot::timing_from_name("warm"), std::nullopt);
+  EXPECT_STREQ(pitot::name_of(Mode::Graph), "graph");
 }
 
 TEST(Roctx, CandidatesInOrder) {

@@ -28,7 +28,7 @@ std::vector<pitot::PointResult> run(std::vector<std::pair<std::string, pitot::Be
     d.fn = fn;
     defs.push_back(std::move(d));
   }
-  pitot::device_options().timing = timing;
+  pitot::device_options().timing = pitot::timing_from_name(timing).value();
   pitot::RunConfig config;
   config.warmup_seconds = 0.01;
   config.min_samples = 10;

@@ -31,20 +31,8 @@ void append_bounded(std::string& into, const char* data, std::size_t n, std::siz
 
 }  // namespace
 
-ResultMessage parse_result_message(const std::string& line) {
-  const nlohmann::json j = parse_json_bounded(valid_utf8(line));
-  ResultMessage m;
-  m.type = j.at("type").get<std::string>();
-  try {
-    if (m.type == "point") m.point = point_from_json(j);
-    else if (m.type == "start") m.id = j.at("id").get<int>();
-  } catch (const nlohmann::json::exception&) {
-    throw;
-  } catch (const std::exception& e) {
-    // point_from_json's own refusals (an unknown status...): a protocol break like any other.
-    throw nlohmann::json::other_error::create(501, e.what(), nullptr);
-  }
-  return m;
+ChannelMessage parse_result_message(const std::string& line) {
+  return channel_message_from_json(parse_json_bounded(valid_utf8(line)));
 }
 
 std::string tail_lines(const std::string& text, std::size_t max_bytes) {

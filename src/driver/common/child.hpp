@@ -9,7 +9,7 @@
 #include <sys/types.h>
 #include <vector>
 
-#include "core/result.hpp"
+#include "core/protocol.hpp"
 #include "driver/common/process.hpp"
 
 namespace pitot::driver {
@@ -63,15 +63,10 @@ class Child {
   ChildEnd end_;
 };
 
-// One line of the result channel (docs/protocol.md), read: its type, and the point or the id it
-// carries. Bytes that are not UTF-8 become U+FFFD (a reason with a stray byte still counts);
-// depth and length are bounded. Throws nlohmann::json::exception on anything else.
-struct ResultMessage {
-  std::string type;                 // "point", "start", "done" or a type newer programs send
-  int id = -1;                      // of a "start"
-  std::optional<PointResult> point;  // of a "point"
-};
-ResultMessage parse_result_message(const std::string& line);
+// One line of the result channel, read into its message (src/core/protocol.hpp). Bytes that are
+// not UTF-8 become U+FFFD (a reason with a stray byte still counts); depth and length are
+// bounded. Throws nlohmann::json::exception on anything else.
+ChannelMessage parse_result_message(const std::string& line);
 
 // The last `max_bytes` of `text`, cut at a line start, for error messages.
 std::string tail_lines(const std::string& text, std::size_t max_bytes = 2000);

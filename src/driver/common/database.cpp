@@ -83,32 +83,11 @@ CommitInfo resolve_commit(const std::string& commit, const fs::path& repo) {
                    " (asv publish needs the commit in the repository named by asv.conf.json)");
 }
 
-json device_facts_of(const json& list_answer, int index) {
-  if (list_answer.contains("devices") && list_answer["devices"].is_array()) {
-    const auto& d = list_answer["devices"];
-    for (const auto& dev : d)
-      if (dev.is_object() && dev.value("index", -1) == index) return dev;
-    if (index >= 0 && static_cast<std::size_t>(index) < d.size()) return d[index];
-    return nullptr;
-  }
-  if (list_answer.contains("device") && list_answer["device"].is_object() && index <= 0) return list_answer["device"];
-  return nullptr;
-}
-
-int device_count_of(const json& list_answer) {
-  if (list_answer.contains("device_count") && list_answer["device_count"].is_number_integer())
-    return list_answer["device_count"].get<int>();
-  if (list_answer.contains("devices") && list_answer["devices"].is_array())
-    return static_cast<int>(list_answer["devices"].size());
-  if (list_answer.contains("device") && list_answer["device"].is_object()) return 1;
-  return 0;
-}
-
 void fill_machine(AsvRun& run, const std::string& machine_option, const json& device) {
   run.machine_facts = host_facts();
   if (device.is_object()) {
     for (const auto& [k, v] : device.items()) {
-      if (k == "machine" || k == "index" || v.is_null() || v.is_object() || v.is_array()) continue;
+      if (v.is_null() || v.is_object() || v.is_array()) continue;
       run.machine_facts[k] = v.is_string() ? v.get<std::string>() : v.dump();
     }
   }

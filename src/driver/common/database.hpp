@@ -50,13 +50,8 @@ std::filesystem::path results_dir(const std::string& asv_dir, const std::optiona
 CommitInfo resolve_commit(const std::string& commit, const std::filesystem::path& repo);
 
 // Machine name and facts for a device: --machine when given, else from the device facts the
-// program reported (its "machine", else its GPU product), else the CPU model.
+// program reported (its GPU product, "gpu"), else the CPU model.
 // `device` is the program's fact object for that device (may be null).
 void fill_machine(AsvRun& run, const std::string& machine_option, const nlohmann::json& device);
-
-// The device facts a program's --list --json gave for device `index` (null when none).
-nlohmann::json device_facts_of(const nlohmann::json& list_answer, int index);
-// How many devices a program's --list --json reports (0 when it says nothing).
-int device_count_of(const nlohmann::json& list_answer);
 
 }  // namespace pitot::driver

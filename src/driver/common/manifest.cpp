@@ -49,7 +49,7 @@ std::vector<ProgramRef> read_manifest(const fs::path& manifest) {
   }
   std::vector<ProgramRef> out;
   for (const auto& p : j["programs"]) {
-    ProgramRef ref{p.value("name", ""), fs::path(p.value("path", ""))};
+    ProgramRef ref{p.value("name", ""), fs::path(p.value("path", "")), {}};
     if (ref.name.empty() || ref.path.empty()) throw InputError(manifest.string() + ": a program entry lacks its name or path");
     if (ref.path.is_relative()) ref.path = manifest.parent_path() / ref.path;
     if (!is_executable_file(ref.path)) {
@@ -98,7 +98,7 @@ std::vector<ProgramRef> find_programs(const std::vector<std::string>& inputs, co
   std::set<std::string> seen;
   auto add = [&](const fs::path& p) {
     std::string key = fs::weakly_canonical(p).string();
-    if (seen.insert(key).second) out.push_back({p.filename().string(), p});
+    if (seen.insert(key).second) out.push_back({p.filename().string(), p, {}});
   };
   for (const auto& in : inputs) {
     fs::path p(in);
@@ -132,10 +132,9 @@ std::vector<ProgramRef> find_programs(const std::vector<std::string>& inputs, co
 ProgramInfo parse_list(const ProgramRef& ref, const json& j) {
   ProgramInfo info;
   info.ref = ref;
-  info.raw = j;
-  info.program = j.value("program", ref.name);
-  for (const auto& b : j.at("benchmarks")) info.benchmarks.push_back(benchmark_from_json(b));
-  if (j.contains("devices") && j["devices"].is_array()) info.devices = j["devices"];
+  info.list = list_answer_from_json(j);
+  info.program = info.list.program;
+  info.benchmarks = info.list.benchmarks;
 
   // Ids number the points of all benchmarks in order, cartesian within one (last axis fastest).
   std::vector<int> first_id;
@@ -157,27 +156,15 @@ ProgramInfo parse_list(const ProgramRef& ref, const json& j) {
       rest /= b.axes[a].values.size();
     }
     for (std::size_t a = 0; a < b.axes.size(); ++a) p.values.push_back(b.axes[a].values[p.index[a]]);
-    BenchmarkDef def;
-    def.name = b.name;
-    def.axes = b.axes;
-    p.name = point_name(def, p.values);
     return p;
   };
-  if (j.contains("points") && j["points"].is_array()) {
-    for (const auto& pj : j["points"]) {
-      std::size_t bi = 0;
-      std::string bname = pj.at("benchmark").get<std::string>();
-      if (!find_benchmark(info.benchmarks, bname, &bi)) {
-        throw json::other_error::create(501, "point of unknown benchmark " + bname, &pj);
-      }
-      PlannedPoint p = make_point(bi, pj.at("id").get<int>());
-      p.name = pj.value("name", p.name);  // the program's own name wins
-      info.points.push_back(std::move(p));
-    }
-  } else {
-    for (std::size_t bi = 0; bi < info.benchmarks.size(); ++bi)
-      for (std::size_t k = 0; k < info.benchmarks[bi].point_count(); ++k)
-        info.points.push_back(make_point(bi, first_id[bi] + static_cast<int>(k)));
+  for (const auto& listed : info.list.points) {
+    std::size_t bi = 0;
+    if (!find_benchmark(info.benchmarks, listed.benchmark, &bi))
+      throw json::other_error::create(501, "point of unknown benchmark " + listed.benchmark, &j);
+    PlannedPoint p = make_point(bi, listed.id);
+    p.name = listed.name;
+    info.points.push_back(std::move(p));
   }
   std::sort(info.points.begin(), info.points.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   return info;

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/protocol.hpp"
 #include "core/result.hpp"
 #include "driver/common/errors.hpp"
 
@@ -45,8 +46,7 @@ struct ProgramInfo {
   std::string program;  // the name the program reports (asv names start with it)
   std::vector<BenchmarkInfo> benchmarks;
   std::vector<PlannedPoint> points;  // every listed point, in id order
-  nlohmann::json devices = nlohmann::json::array();  // device facts, when the program gives them
-  nlohmann::json raw;  // the whole --list --json answer
+  ListAnswer list;                   // the whole --list --json answer, as read
 };
 
 // Runs `PROGRAM --list --json [extra_args]` and reads the answer. Throws InputError with the

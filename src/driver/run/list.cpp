@@ -30,7 +30,7 @@ int list_command(const ListOptions& o) {
   if (o.json) {
     json doc = {{"programs", json::array()}};
     for (const auto& p : programs) {
-      json entry = p.raw;
+      json entry = to_json(p.list);
       entry["path"] = p.ref.path.string();
       doc["programs"].push_back(entry);
     }

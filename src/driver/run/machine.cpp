@@ -35,7 +35,7 @@ int machine_command(const MachineOptions& o) {
   }
   for (const auto& r : refs) {
     ProgramInfo info = list_program(r, {});
-    device = device_facts_of(info.raw, o.device);
+    device = listed_device_facts(info.list, o.device);
     if (!device.is_null()) break;
   }
   AsvRun run;

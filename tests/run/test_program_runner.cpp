@@ -1,0 +1,411 @@
+// ProgramRunner against a scripted fake child and a fake clock: which point a crash, a timeout or
+// an exit code is charged to, and which points run again, one at a time (docs/driver.md,
+// "Isolation"). No process is started and no second passes: time moves only in the fake wait().
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/protocol.hpp"
+#include "driver/common/manifest.hpp"
+#include "driver/run/program_runner.hpp"
+
+namespace {
+
+using namespace pitot;
+using namespace pitot::driver;
+using namespace pitot::driver::run;
+using std::chrono::milliseconds;
+
+// The fake clock: a child's wait() moves it on by the time waited.
+struct FakeTime {
+  SteadyClock::time_point now{};
+};
+
+// What one fake child writes, when (seconds after its start), and how it ends (no end: it hangs
+// until killed).
+struct Script {
+  std::vector<std::pair<double, std::string>> lines;
+  std::optional<ChildEnd> end;
+  double end_at = 0;
+  std::string stderr_text;
+  double cursor = 0;
+
+  Script& after(double seconds) {
+    cursor += seconds;
+    return *this;
+  }
+  Script& line(std::string text) {
+    lines.emplace_back(cursor, std::move(text));
+    return *this;
+  }
+  Script& exit(int code) {
+    end = ChildEnd{true, code, 0};
+    end_at = cursor;
+    return *this;
+  }
+  Script& signal(int number) {
+    end = ChildEnd{false, 0, number};
+    end_at = cursor;
+    return *this;
+  }
+};
+
+class FakeChild final : public ChildProcess {
+ public:
+  FakeChild(Script script, FakeTime& time) : script_(std::move(script)), time_(time), started_(time.now) {}
+
+  std::vector<std::string> wait(milliseconds timeout) override {
+    time_.now += timeout;
+    if (killed_) {
+      running_ = false;
+      end_ = ChildEnd{false, 0, SIGKILL};
+      return {};
+    }
+    const double t = std::chrono::duration<double>(time_.now - started_).count();
+    std::vector<std::string> out;
+    while (next_ < script_.lines.size() && script_.lines[next_].first <= t) out.push_back(script_.lines[next_++].second);
+    if (script_.end && script_.end_at <= t && next_ == script_.lines.size()) {
+      running_ = false;
+      end_ = *script_.end;
+    }
+    return out;
+  }
+  bool running() const override { return running_; }
+  const ChildEnd& end() const override { return end_; }
+  void kill_group() override { killed_ = true; }
+  bool line_overflow() const override { return false; }
+  const std::string& stderr_text() const override { return script_.stderr_text; }
+
+ private:
+  Script script_;
+  FakeTime& time_;
+  SteadyClock::time_point started_;
+  std::size_t next_ = 0;
+  bool running_ = true, killed_ = false;
+  ChildEnd end_;
+};
+
+// What the runner asked a child for.
+struct Request {
+  std::vector<int> points;
+  bool serial = false;
+  std::vector<std::string> argv;
+};
+
+Request read_request(const std::vector<std::string>& argv) {
+  Request r;
+  r.argv = argv;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] == "--no-interleave") r.serial = true;
+    if (argv[i] != "--points" || i + 1 >= argv.size()) continue;
+    std::string list = argv[i + 1];
+    std::size_t pos = 0;
+    while (pos <= list.size()) {
+      const std::size_t comma = std::min(list.find(',', pos), list.size());
+      const std::string part = list.substr(pos, comma - pos);
+      const std::size_t dash = part.find('-');
+      const int lo = std::stoi(part.substr(0, dash));
+      const int hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
+      for (int id = lo; id <= hi; ++id) r.points.push_back(id);
+      pos = comma + 1;
+    }
+  }
+  return r;
+}
+
+// Records what the runner reports.
+struct Recorder final : RunnerOutput {
+  std::map<int, PointResult> points;
+  int records_of_the_same_point = 0;
+  std::vector<std::string> notes;
+  void record(std::vector<PointResult> ps) override {
+    for (auto& p : ps) {
+      records_of_the_same_point += points.count(p.id);
+      points[p.id] = std::move(p);
+    }
+  }
+  void note(const std::string& line) override { notes.push_back(line); }
+  void running(const std::string&) override {}
+  void tick() override {}
+};
+
+// A program "fake" with one benchmark "b" of `n` points (b[n=0], b[n=1], ...) whose .timeout() is
+// `timeout` seconds, read through the protocol as the driver reads a real one.
+ProgramInfo fake_program(int n, double timeout = 60) {
+  BenchmarkInfo b;
+  b.program = "fake";
+  b.name = "b";
+  b.timeout_seconds = timeout;
+  Axis axis;
+  axis.name = "n";
+  for (int i = 0; i < n; ++i) axis.values.emplace_back(std::int64_t{i});
+  b.axes.push_back(axis);
+  ListAnswer answer;
+  answer.program = "fake";
+  answer.benchmarks.push_back(b);
+  for (int i = 0; i < n; ++i) answer.points.push_back({i, "b[n=" + std::to_string(i) + "]", "b"});
+  return parse_list({"fake", "/fake/fake"}, to_json(answer));
+}
+
+// How a point of the fake program behaves when its turn comes.
+enum class Fault { None, Segv, Hang, Exit2, HangInSetup };
+
+class RunnerTest : public testing::Test {
+ protected:
+  // A pitot program that announces each point, and reports it unless its fault strikes first.
+  // Interleaved, it starts up to `window` points before the first finishes (as the engine does).
+  Script pitot_like(const Request& r) {
+    Script s;
+    const std::size_t window = r.serial ? 1 : std::min<std::size_t>(8, r.points.size());
+    std::size_t started = 0;
+    auto start_next = [&] {
+      const int id = r.points[started++];
+      s.after(0.01).line(to_json(StartMessage{id}).dump());
+      return id;
+    };
+    for (std::size_t done = 0; done < r.points.size(); ++done) {
+      while (started < r.points.size() && started < done + window) {
+        const int id = start_next();
+        if (faults[id] == Fault::HangInSetup) return s;  // holds its first turn forever
+      }
+      const int id = r.points[done];
+      switch (faults[id]) {
+        case Fault::Segv: return s.after(0.01).signal(SIGSEGV);
+        case Fault::Hang: return s;
+        case Fault::Exit2: return s.after(0.01).exit(2);
+        case Fault::None:
+        case Fault::HangInSetup: break;
+      }
+      PointResult p = skeleton(program, *planned(id));
+      p.status = PointStatus::Ok;
+      p.samples = {1e-6, 1e-6, 1e-6};
+      s.after(0.01).line(to_json(PointMessage{p}).dump());
+    }
+    return s.line(to_json(DoneMessage{}).dump()).exit(0);
+  }
+
+  const PlannedPoint* planned(int id) const { return &program.points.at(static_cast<std::size_t>(id)); }
+
+  void run(std::function<Script(const Request&)> behaviour = nullptr) {
+    if (!behaviour) behaviour = [this](const Request& r) { return pitot_like(r); };
+    std::vector<const PlannedPoint*> points;
+    for (const auto& p : program.points) points.push_back(&p);
+    StartChild start = [&](const std::vector<std::string>& argv) -> std::unique_ptr<ChildProcess> {
+      requests.push_back(read_request(argv));
+      return std::make_unique<FakeChild>(behaviour(requests.back()), time);
+    };
+    ProgramRunner(settings, program, points, out, interrupted, start, [this] { return time.now; }).run();
+  }
+
+  std::vector<int> ok_points() const {
+    std::vector<int> ids;
+    for (const auto& [id, p] : out.points)
+      if (p.status == PointStatus::Ok) ids.push_back(id);
+    return ids;
+  }
+  std::vector<int> failed_points() const {
+    std::vector<int> ids;
+    for (const auto& [id, p] : out.points)
+      if (p.status == PointStatus::Failed) ids.push_back(id);
+    return ids;
+  }
+  const std::string& reason(int id) const { return out.points.at(id).reason; }
+
+  ProgramInfo program = fake_program(4);
+  RunnerSettings settings;
+  std::map<int, Fault> faults;
+  FakeTime time;
+  std::atomic<bool> interrupted{false};
+  Recorder out;
+  std::vector<Request> requests;
+};
+
+TEST_F(RunnerTest, ReportsEveryPointFromOneInterleavedChild) {
+  run();
+  EXPECT_EQ(ok_points(), (std::vector<int>{0, 1, 2, 3}));
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_FALSE(requests[0].serial);
+  EXPECT_EQ(requests[0].points, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(out.points.at(2).program, "fake");
+  EXPECT_TRUE(out.notes.empty());
+}
+
+TEST_F(RunnerTest, AsksForPointsAsRangesWithTheSettingsOfTheRun) {
+  settings.program_args = {"--timing", "hot"};
+  settings.device = 1;
+  run();
+  ASSERT_EQ(requests.size(), 1u);
+  const std::vector<std::string> expected = {"/fake/fake", "--quiet", "--points", "0-3", "--timing", "hot",
+                                             "--interleave", "8", "--device", "1"};
+  EXPECT_EQ(requests[0].argv, expected);
+}
+
+TEST_F(RunnerTest, CrashMidInterleaveRerunsTheUnfinishedPointsOneAtATime) {
+  faults[2] = Fault::Segv;  // points 0-3 started, 0 and 1 reported, then the crash
+  run();
+  EXPECT_EQ(ok_points(), (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(failed_points(), (std::vector<int>{2}));
+  EXPECT_EQ(reason(2).rfind("killed by signal 11 (SIGSEGV)", 0), 0u) << reason(2);
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_FALSE(requests[0].serial);
+  EXPECT_EQ(requests[1].points, (std::vector<int>{2, 3}));  // the suspects: started, not reported
+  EXPECT_TRUE(requests[1].serial);
+  EXPECT_EQ(requests[2].points, (std::vector<int>{3}));
+  EXPECT_TRUE(requests[2].serial);
+  EXPECT_EQ(out.records_of_the_same_point, 0);
+}
+
+TEST_F(RunnerTest, WithoutStartMessagesEveryUnfinishedPointIsSuspect) {
+  faults[1] = Fault::Segv;
+  run([this](const Request& r) {
+    Script s = pitot_like(r);
+    std::erase_if(s.lines, [](const auto& l) { return l.second.find("\"start\"") != std::string::npos; });
+    return s;
+  });
+  EXPECT_EQ(failed_points(), (std::vector<int>{1}));
+  EXPECT_EQ(ok_points(), (std::vector<int>{0, 2, 3}));
+  ASSERT_GE(requests.size(), 2u);
+  EXPECT_EQ(requests[1].points, (std::vector<int>{1, 2, 3}));
+  EXPECT_TRUE(requests[1].serial);
+}
+
+TEST_F(RunnerTest, TimeoutOneAtATimeChargesTheRunningPoint) {
+  settings.interleave = 1;
+  settings.timeout = 1;
+  faults[1] = Fault::Hang;
+  run();
+  EXPECT_EQ(failed_points(), (std::vector<int>{1}));
+  EXPECT_EQ(ok_points(), (std::vector<int>{0, 2, 3}));
+  EXPECT_EQ(reason(1).rfind("timed out after 1 s (--timeout 1; 2 s of grace)", 0), 0u) << reason(1);
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_TRUE(requests[0].serial);
+  EXPECT_EQ(requests[1].points, (std::vector<int>{2, 3}));
+  // Charged after its limit and grace, not before, nor much later.
+  EXPECT_GE(time.now.time_since_epoch(), std::chrono::seconds(3));
+  EXPECT_LT(time.now.time_since_epoch(), std::chrono::seconds(4));
+}
+
+TEST_F(RunnerTest, TimeoutInterleavedChargesThePointThatHeldTheTurn) {
+  program = fake_program(4, /*timeout=*/1);
+  faults[2] = Fault::HangInSetup;  // 0, 1 started; 2 starts and never hands the turn on
+  run();
+  EXPECT_EQ(failed_points(), (std::vector<int>{2}));
+  EXPECT_EQ(ok_points(), (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(reason(2).rfind("timed out after 1 s (the benchmark's .timeout(), 1 s; 2 s of grace)", 0), 0u) << reason(2);
+  ASSERT_GE(requests.size(), 2u);
+  EXPECT_TRUE(requests[1].serial);
+  ASSERT_FALSE(out.notes.empty());
+  EXPECT_NE(out.notes[0].find("timed out: b[n=2] started and held the turn for more than 1 s"), std::string::npos)
+      << out.notes[0];
+}
+
+TEST_F(RunnerTest, StartedPointThatNeverFinishesIsChargedAfterItsShare) {
+  program = fake_program(2, /*timeout=*/1);
+  faults[0] = Fault::Hang;  // both started (the window is full), 0 never finishes
+  run();
+  EXPECT_EQ(failed_points(), (std::vector<int>{0}));
+  EXPECT_EQ(ok_points(), (std::vector<int>{1}));
+  ASSERT_FALSE(out.notes.empty());
+  EXPECT_NE(out.notes[0].find("did not finish within 2 s of its start (2 interleaved points x"), std::string::npos)
+      << out.notes[0];
+}
+
+TEST_F(RunnerTest, ExitTwoBeforeAnyMessageFailsTheAskedPointsWithoutRestart) {
+  run([](const Request&) {
+    Script s;
+    s.stderr_text = "fake: --axis: no benchmark has an axis named 'm'\n";
+    return s.exit(2);
+  });
+  EXPECT_EQ(failed_points(), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(reason(0), "the program refused its command line: exited with code 2\nstderr (end):\n"
+                       "fake: --axis: no benchmark has an axis named 'm'");
+  EXPECT_EQ(requests.size(), 1u);
+}
+
+TEST_F(RunnerTest, ExitTwoAfterAMessageIsACrashOfTheRunningPoint) {
+  faults[1] = Fault::Exit2;
+  run();
+  EXPECT_EQ(failed_points(), (std::vector<int>{1}));
+  EXPECT_EQ(ok_points(), (std::vector<int>{0, 2, 3}));
+  EXPECT_EQ(reason(1), "exited with code 2");
+  ASSERT_GE(requests.size(), 2u);
+  EXPECT_TRUE(requests[1].serial);
+  EXPECT_EQ(requests[1].points.front(), 1);
+}
+
+TEST_F(RunnerTest, CrashAtStartupTwiceGivesUpTheProgram) {
+  run([](const Request&) { return Script().after(0.05).signal(SIGABRT); });
+  EXPECT_EQ(failed_points(), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(reason(3).rfind("the program killed by signal 6 (SIGABRT) before reporting any point, twice in a row", 0),
+            0u)
+      << reason(3);
+  EXPECT_EQ(requests.size(), 2u);
+}
+
+TEST_F(RunnerTest, StickyDeviceErrorRestartsAfterTheReportedPointChargingNothing) {
+  settings.interleave = 1;
+  int children = 0;
+  run([&](const Request& r) {
+    if (children++ > 0) return pitot_like(r);
+    PointResult p = skeleton(program, *planned(0));
+    p.status = PointStatus::Failed;
+    p.reason = "CUDA error: an illegal memory access was encountered";
+    return Script().line(to_json(StartMessage{0}).dump()).line(to_json(PointMessage{p}).dump()).exit(3);
+  });
+  EXPECT_EQ(failed_points(), (std::vector<int>{0}));
+  EXPECT_EQ(reason(0), "CUDA error: an illegal memory access was encountered");
+  EXPECT_EQ(ok_points(), (std::vector<int>{1, 2, 3}));
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[1].points, (std::vector<int>{1, 2, 3}));
+  ASSERT_EQ(out.notes.size(), 1u);
+  EXPECT_NE(out.notes[0].find("sticky device error"), std::string::npos);
+}
+
+TEST_F(RunnerTest, CleanExitWithoutAPointFailsThatPointOnly) {
+  run([this](const Request& r) {
+    Script s = pitot_like(r);
+    std::erase_if(s.lines, [](const auto& l) { return l.second.find("\"b[n=3]\"") != std::string::npos; });
+    return s;
+  });
+  EXPECT_EQ(failed_points(), (std::vector<int>{3}));
+  EXPECT_EQ(reason(3), "the program finished without reporting this point");
+  EXPECT_EQ(requests.size(), 1u);
+}
+
+TEST_F(RunnerTest, APointReportedTwiceBreaksTheProtocolChargingTheRunningPoint) {
+  settings.interleave = 1;
+  int children = 0;
+  run([&](const Request& r) {
+    if (children++ > 0) return pitot_like(r);
+    PointResult again = skeleton(program, *planned(0));
+    again.status = PointStatus::Ok;
+    Request only_one = r;
+    only_one.points = {0};
+    Script s = pitot_like(only_one);
+    s.lines.pop_back();  // no "done"
+    return s.line(to_json(StartMessage{1}).dump()).line(to_json(PointMessage{again}).dump()).exit(0);
+  });
+  EXPECT_EQ(failed_points(), (std::vector<int>{1}));
+  EXPECT_EQ(reason(1).rfind("broke the result protocol: it reported point id 0 (b[n=0]), which was not asked for or came "
+                            "twice",
+                            0),
+            0u)
+      << reason(1);
+  EXPECT_EQ(ok_points(), (std::vector<int>{0, 2, 3}));
+}
+
+TEST_F(RunnerTest, InterruptStopsWithoutChargingAnything) {
+  faults[1] = Fault::Hang;
+  run([this](const Request& r) {
+    interrupted = true;  // Ctrl-C while the first child runs
+    return pitot_like(r);
+  });
+  EXPECT_TRUE(failed_points().empty());
+  EXPECT_EQ(requests.size(), 1u);
+}
+
+}  // namespace
