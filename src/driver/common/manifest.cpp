@@ -70,18 +70,21 @@ const BenchmarkInfo* find_benchmark(const std::vector<BenchmarkInfo>& list, cons
   return nullptr;
 }
 
-// A Python benchmark file that is not executable runs under $PITOT_PYTHON, else python3 from PATH
-// (resolved here: children are executed without a PATH search).
+// A Python benchmark file that is not executable runs under $PITOT_PYTHON, else python3, each
+// found on PATH unless given with a '/' (children are executed without a PATH search).
 std::vector<std::string> python_interpreter(const std::string& file) {
-  if (const char* given = std::getenv("PITOT_PYTHON"); given && *given) return {given};
+  const char* given = std::getenv("PITOT_PYTHON");
+  const std::string name = given && *given ? given : "python3";
+  if (name.find('/') != std::string::npos) return {name};
   if (const char* path = std::getenv("PATH"))
     for (std::string_view rest = path; !rest.empty();) {
       const auto colon = rest.find(':');
-      const fs::path candidate = fs::path(std::string(rest.substr(0, colon))) / "python3";
+      const fs::path candidate = fs::path(std::string(rest.substr(0, colon))) / name;
       if (!candidate.parent_path().empty() && is_executable_file(candidate)) return {candidate.string()};
       rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
     }
-  throw InputError("'" + file + "' is a Python file, but no python3 is on PATH: set PITOT_PYTHON to the interpreter that has pitot installed");
+  throw InputError("'" + file + "' is a Python file, but no " + name +
+                   " is on PATH: set PITOT_PYTHON to the interpreter that has pitot installed");
 }
 
 }  // namespace
