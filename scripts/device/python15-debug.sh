@@ -11,6 +11,7 @@ multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 export PATH="$PATH:/usr/local/cuda/bin" CMAKE_PREFIX_PATH="$carry" PIP_NO_INDEX=1
 export LD_LIBRARY_PATH="$carry/lib/$multiarch:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64"
 site=/tmp/python15-site
+rm -rf "$site"
 CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DPITOT_ENABLE_HIP=OFF -DPITOT_BUILD_DRIVER=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo" \
   CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) python3 -m pip install --no-build-isolation --no-deps --target "$site" \
   -C build-dir=/tmp/python15-pybuild "$root/python" > "$out/build.log" 2>&1
@@ -23,13 +24,13 @@ v() {  # v NAME COMMAND...
   timeout 60 "$@" > "$out/$name.log" 2>&1
   echo "$name: exit $?" >> "$out/summary.txt"
 }
-v import-pitot python3 -X faulthandler -c "import pitot; print(pitot.has_cuda)"
-v import-torch-pitot python3 -X faulthandler -c "import torch, pitot; print(torch.cuda.is_available())"
-v list python3 -X faulthandler "$b" --list
-v events python3 -X faulthandler "$b" --quiet --filter "$f" --clock events --max-time 0.2
-v kernel python3 -X faulthandler "$b" --quiet --filter "$f" --clock kernel --max-time 0.2
-v processes python3 -X faulthandler "$b" --quiet --filter "$f" --processes 2 --max-time 0.2
-v no-torch-cpu python3 -X faulthandler "$root/tests/python/bench_styles.py" --quiet --max-time 0.05 2>/dev/null
+v list-copy python3 -X faulthandler "$b" --list
+v list-styles-no-torch env PITOT_TORCH_FIRST=0 python3 -X faulthandler "$root/tests/python/bench_styles.py" --list
+v list-styles python3 -X faulthandler "$root/tests/python/bench_styles.py" --list
+v run-styles python3 -X faulthandler "$root/tests/python/bench_styles.py" --quiet --max-time 0.05
+v main-after-cuda-init python3 -X faulthandler -c "import torch; torch.zeros(1, device='cuda'); import pitot, sys; sys.argv=['x', '--list']; pitot.main()"
+v list-copy-no-cupti env PITOT_CUPTI_LIB=/nonexistent python3 -X faulthandler "$b" --list
+v list-copy-lazy env CUDA_MODULE_LOADING=EAGER python3 -X faulthandler "$b" --list
 if command -v gdb > /dev/null; then
   v gdb-events gdb -batch -ex run -ex bt -ex "info threads" --args python3 "$b" --quiet --filter "$f" --clock events --max-time 0.2
 else
