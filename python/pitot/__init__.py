@@ -33,14 +33,6 @@ import signal
 import sys
 import traceback
 
-import importlib.util
-
-# torch, where installed, is loaded before pitot's engine: on the H200 machine (torch 2.11, CUDA
-# 13.0) `import pitot` then `import torch` crashed inside torch's import, while the other order
-# works. The cause is not established (NOTES.md); PITOT_TORCH_FIRST=0 turns this off.
-if os.environ.get("PITOT_TORCH_FIRST", "1") != "0" and importlib.util.find_spec("torch") is not None:
-    import torch  # noqa: F401
-
 from . import _engine
 
 __all__ = ["benchmark", "pow2", "State", "main", "has_cuda", "register_asv"]
