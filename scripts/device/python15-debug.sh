@@ -25,7 +25,7 @@ v() {  # v NAME COMMAND...
   echo "$name: exit $?" >> "$out/summary.txt"
 }
 v list-copy python3 -X faulthandler "$b" --list
-v list-styles-no-torch env PITOT_TORCH_FIRST=0 python3 -X faulthandler "$root/tests/python/bench_styles.py" --list
+v list-styles-no-torch python3 -X faulthandler "$root/tests/python/bench_styles.py" --list
 v list-styles python3 -X faulthandler "$root/tests/python/bench_styles.py" --list
 v run-styles python3 -X faulthandler "$root/tests/python/bench_styles.py" --quiet --max-time 0.05
 v main-after-cuda-init python3 -X faulthandler -c "import torch; torch.zeros(1, device='cuda'); import pitot, sys; sys.argv=['x', '--list']; pitot.main()"
