@@ -48,7 +48,10 @@ void copy_bytes(pitot::State& state) {
   state.add_bytes(2.0 * static_cast<double>(bytes));
   state.exec([&] {
     std::memcpy(dst.data(), src.data(), bytes);
-    asm volatile("" : : "r"(dst.data()) : "memory");  // keep the copy
+    asm volatile(""
+                 :
+                 : "r"(dst.data())
+                 : "memory");  // keep the copy
   });
 }
 PITOT_BENCHMARK(copy_bytes).axis_pow2("bytes", {12, 16, 20});
@@ -63,7 +66,10 @@ void saxpy(pitot::State& state) {
   state.exec([&] {
     for (int r = 0; r < std::max(1, repeat); ++r)
       for (std::size_t i = 0; i < x.size(); ++i) y[i] = a * x[i] + y[i];
-    asm volatile("" : : "r"(y.data()) : "memory");
+    asm volatile(""
+                 :
+                 : "r"(y.data())
+                 : "memory");
   });
 }
 PITOT_BENCHMARK(saxpy).axis("a", {0.5, 2.0}).version("2");

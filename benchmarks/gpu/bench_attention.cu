@@ -211,8 +211,27 @@ class GraphBuilder {
 
 // Unique ids of the tensors the caller provides at execution.
 enum Uid : std::int64_t {
-  kQ = 1, kK, kV, kO, kStats, kScale, kLowest, kSeqQ, kSeqKv, kSeed, kOffset, kWindow, kDropScale, kDropKeep,
-  kDO, kDQ, kDK, kDV, kSoftmaxSum, kDQAccum, kOne
+  kQ = 1,
+  kK,
+  kV,
+  kO,
+  kStats,
+  kScale,
+  kLowest,
+  kSeqQ,
+  kSeqKv,
+  kSeed,
+  kOffset,
+  kWindow,
+  kDropScale,
+  kDropKeep,
+  kDO,
+  kDQ,
+  kDK,
+  kDV,
+  kSoftmaxSum,
+  kDQAccum,
+  kOne
 };
 
 // The first engine configuration cuDNN's heuristics offer that finalizes into a plan; empty
@@ -596,8 +615,7 @@ void run_attention(pitot::State& state, const Problem& p, const suite::Passes& p
   const float drop_scale = static_cast<float>(1.0 / (1.0 - p.dropout)), drop_keep = static_cast<float>(1.0 - p.dropout);
   const float one = 1.0f;
   auto common = [&](std::vector<std::pair<std::int64_t, void*>>& t) {
-    t.insert(t.end(), {{kQ, q.get()}, {kK, k.get()}, {kV, v.get()}, {kO, o.get()}, {kStats, stats.get()},
-                       {kScale, const_cast<float*>(&scale)}});
+    t.insert(t.end(), {{kQ, q.get()}, {kK, k.get()}, {kV, v.get()}, {kO, o.get()}, {kStats, stats.get()}, {kScale, const_cast<float*>(&scale)}});
     if (p.mask.causal || p.mask.padding || p.mask.window > 0) t.push_back({kLowest, const_cast<float*>(&lowest)});
     if (p.mask.window > 0) t.push_back({kWindow, const_cast<float*>(&window)});
     if (p.mask.padding) t.insert(t.end(), {{kSeqQ, seq_lengths.get()}, {kSeqKv, seq_lengths.get()}});
@@ -637,8 +655,7 @@ void run_attention(pitot::State& state, const Problem& p, const suite::Passes& p
     fill(*dv, -1, 1, 59, fp16);
     std::vector<std::pair<std::int64_t, void*>> bwd_tensors;
     common(bwd_tensors);
-    bwd_tensors.insert(bwd_tensors.end(), {{kDO, dout->get()}, {kDQ, dq->get()}, {kDK, dk->get()}, {kDV, dv->get()},
-                                           {kSoftmaxSum, softmax_sum->get()}, {kDQAccum, dq_accum->get()}});
+    bwd_tensors.insert(bwd_tensors.end(), {{kDO, dout->get()}, {kDQ, dq->get()}, {kDK, dk->get()}, {kDV, dv->get()}, {kSoftmaxSum, softmax_sum->get()}, {kDQAccum, dq_accum->get()}});
     bwd_tensors.push_back(p.dropout > 0 ? std::pair<std::int64_t, void*>{kDropKeep, const_cast<float*>(&drop_keep)}
                                         : std::pair<std::int64_t, void*>{kOne, const_cast<float*>(&one)});
     bind_tensors(backward, bwd_tensors);

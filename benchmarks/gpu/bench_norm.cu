@@ -305,19 +305,19 @@ void run_norm(pitot::State& state, bool layer_norm) {
     if (layer_norm) {
       norm_dx_kernel<true><<<static_cast<unsigned>(rows), kBlock, 0, stream>>>(x8, dy8, g8, mean.get(), rstd.get(), dx8, vecs);
       norm_param_partial_kernel<true><<<partial_grid, kBlock, 0, stream>>>(x8, dy8, mean.get(), rstd.get(),
-                                                                          partial_gamma->get(), partial_beta->get(),
-                                                                          vecs, rows, rows_per_chunk);
+                                                                           partial_gamma->get(), partial_beta->get(),
+                                                                           vecs, rows, rows_per_chunk);
       norm_param_final_kernel<true><<<final_blocks, kBlock, 0, stream>>>(partial_gamma->get(), partial_beta->get(),
-                                                                        dgamma->get(), dbeta->get(),
-                                                                        static_cast<int>(hidden), static_cast<int>(chunks));
+                                                                         dgamma->get(), dbeta->get(),
+                                                                         static_cast<int>(hidden), static_cast<int>(chunks));
     } else {
       norm_dx_kernel<false><<<static_cast<unsigned>(rows), kBlock, 0, stream>>>(x8, dy8, g8, mean.get(), rstd.get(), dx8, vecs);
       norm_param_partial_kernel<false><<<partial_grid, kBlock, 0, stream>>>(x8, dy8, mean.get(), rstd.get(),
-                                                                           partial_gamma->get(), nullptr, vecs, rows,
-                                                                           rows_per_chunk);
+                                                                            partial_gamma->get(), nullptr, vecs, rows,
+                                                                            rows_per_chunk);
       norm_param_final_kernel<false><<<final_blocks, kBlock, 0, stream>>>(partial_gamma->get(), nullptr,
-                                                                         dgamma->get(), nullptr,
-                                                                         static_cast<int>(hidden), static_cast<int>(chunks));
+                                                                          dgamma->get(), nullptr,
+                                                                          static_cast<int>(hidden), static_cast<int>(chunks));
     }
   };
   if (passes.backward) {

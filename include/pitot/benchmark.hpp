@@ -103,7 +103,7 @@ Benchmark register_benchmark(std::string name, BenchmarkFn fn, std::string sourc
 
 #define PITOT_CONCAT_INNER(a, b) a##b
 #define PITOT_CONCAT(a, b) PITOT_CONCAT_INNER(a, b)
-#define PITOT_BENCHMARK(fn)                                                   \
+#define PITOT_BENCHMARK(fn)                                                         \
   [[maybe_unused]] static ::pitot::Benchmark PITOT_CONCAT(pitot_bench_, __LINE__) = \
-      ::pitot::register_benchmark(#fn, fn, __FILE__,                          \
+      ::pitot::register_benchmark(#fn, fn, __FILE__,                                \
                                   ::pitot::BuildFlags{PITOT_TU_OPTIMIZED, PITOT_TU_NDEBUG, PITOT_TU_DEVICE, PITOT_TU_BUILD_TYPE})

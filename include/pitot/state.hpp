@@ -17,7 +17,7 @@
 
 namespace pitot {
 
-class Launch;  // CUDA/HIP launch context, defined by <pitot/cuda.hpp> / <pitot/hip.hpp>
+class Launch;     // CUDA/HIP launch context, defined by <pitot/cuda.hpp> / <pitot/hip.hpp>
 struct PointRun;  // engine-side bookkeeping of one point (src/core)
 namespace detail {
 struct StateAccess;  // how the engine and the backends reach a State's point (src/core/state.cpp)

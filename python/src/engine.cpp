@@ -182,10 +182,10 @@ void register_benchmark(const std::string& name, nb::callable fn, const std::vec
       b.axis_pow2(axis_name, exponents);
       continue;
     }
-    const pitot::AxisKind k = kind == "int" ? pitot::AxisKind::Int
-                              : kind == "float" ? pitot::AxisKind::Float
+    const pitot::AxisKind k = kind == "int"      ? pitot::AxisKind::Int
+                              : kind == "float"  ? pitot::AxisKind::Float
                               : kind == "string" ? pitot::AxisKind::String
-                              : throw std::invalid_argument("axis " + axis_name + ": unknown kind " + kind);
+                                                 : throw std::invalid_argument("axis " + axis_name + ": unknown kind " + kind);
     if (k == pitot::AxisKind::Int) {
       std::vector<std::int64_t> v;
       for (nb::handle x : values) v.push_back(std::get<std::int64_t>(to_value(x, k)));

@@ -16,12 +16,12 @@ namespace pitot {
 
 // Device options from the program's command line; a backend reads what it understands.
 struct DeviceOptions {
-  int device = 0;                 // --device N
-  Timing timing = Timing::Cold;   // --timing cold|hot|graph
+  int device = 0;                // --device N
+  Timing timing = Timing::Cold;  // --timing cold|hot|graph
   // --clock kernel|events; nullopt: the backend's default for the mode (src/gpu/sampler.hpp,
   // kDefaultColdClock). A profile run (--profile) always uses events.
   std::optional<GpuClock> clock;
-  int graph_launches = 0;         // --graph-launches N (0: the backend picks)
+  int graph_launches = 0;  // --graph-launches N (0: the backend picks)
   // Samples below this fraction of the nominal SM clock are discarded. Not nvbench's 0.75: dense
   // tensor-core work runs an H200 at its power cap near 0.67-0.75 of the boost clock (measured,
   // NOTES.md), which is that work's real steady state; 0.5 still catches thermal and hardware slowdowns.

@@ -14,17 +14,17 @@
 namespace pitot {
 
 struct RunConfig {
-  double warmup_seconds = 0.02;      // untimed work before the first sample
-  double min_sample_seconds = 0.0;   // a CPU sample loops until it lasts this long (0: backend default)
+  double warmup_seconds = 0.02;     // untimed work before the first sample
+  double min_sample_seconds = 0.0;  // a CPU sample loops until it lasts this long (0: backend default)
   int min_samples = 20;
-  double min_seconds = 0.05;         // sampled time before the interval rule may stop a point
-  double max_seconds = 2.0;          // the point's time limit for sampling
+  double min_seconds = 0.05;  // sampled time before the interval rule may stop a point
+  double max_seconds = 2.0;   // the point's time limit for sampling
   int max_samples = 100000;
-  double ci_target = 0.005;          // stop when the 99% interval of the median < this fraction of it
-  double batch_seconds = 0.01;       // one turn of a point in the interleaved schedule
-  int interleave = 8;                // points sampled round-robin at once; 1 turns interleaving off
-  std::uint64_t seed = 1;            // seeds the shuffled order
-  bool profile = false;              // run each point once inside its range (pitot profile)
+  double ci_target = 0.005;     // stop when the 99% interval of the median < this fraction of it
+  double batch_seconds = 0.01;  // one turn of a point in the interleaved schedule
+  int interleave = 8;           // points sampled round-robin at once; 1 turns interleaving off
+  std::uint64_t seed = 1;       // seeds the shuffled order
+  bool profile = false;         // run each point once inside its range (pitot profile)
 };
 
 // One selected point of the program, ready to run.

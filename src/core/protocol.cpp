@@ -15,15 +15,11 @@ json to_json(const ListedPoint& point) {
 }
 
 json to_json(const ListedBuild& build) {
-  return {{"build_type", build.build_type}, {"optimized", build.optimized}, {"ndebug", build.ndebug},
-          {"env_build_type", build.env_build_type}};
+  return {{"build_type", build.build_type}, {"optimized", build.optimized}, {"ndebug", build.ndebug}, {"env_build_type", build.env_build_type}};
 }
 
 json to_json(const ListAnswer& answer) {
-  json j = {{"program", answer.program},           {"backend", answer.backend},
-            {"device", answer.device},             {"device_count", answer.device_count},
-            {"machine", answer.machine},           {"benchmarks", json::array()},
-            {"points", json::array()}};
+  json j = {{"program", answer.program}, {"backend", answer.backend}, {"device", answer.device}, {"device_count", answer.device_count}, {"machine", answer.machine}, {"benchmarks", json::array()}, {"points", json::array()}};
   if (answer.build) j["build"] = to_json(*answer.build);
   if (answer.requirements) j["requirements"] = *answer.requirements;
   for (const auto& b : answer.benchmarks) j["benchmarks"].push_back(to_json(b));

@@ -28,7 +28,7 @@ struct ListedPoint {
 
 // The program's own build (a build without optimization gets a warning).
 struct ListedBuild {
-  std::string build_type;      // CMake's build type of the benchmarks
+  std::string build_type;  // CMake's build type of the benchmarks
   bool optimized = true;
   bool ndebug = true;
   std::string env_build_type;  // as the asv env names it ("Release", "unoptimized")
@@ -40,8 +40,8 @@ struct ListAnswer {
   // Facts of the selected GPU, all recorded as asv machine facts (null without a GPU). `gpu`, the
   // product name, gives the default machine name. Keys: docs/protocol.md, "Device facts".
   nlohmann::json device = nullptr;
-  int device_count = 0;          // GPUs the program can see (--devices all)
-  std::string machine;           // the default asv machine name from the GPU ("" without one)
+  int device_count = 0;  // GPUs the program can see (--devices all)
+  std::string machine;   // the default asv machine name from the GPU ("" without one)
   std::optional<ListedBuild> build;
   // The program's build for asv's `requirements` (compiler, build_type, cuda...); the driver
   // names the env from it. Absent: the driver's own build is assumed.

@@ -4,7 +4,6 @@
 
 #include "core/text.hpp"
 
-
 namespace pitot {
 
 std::deque<BenchmarkDef>& registry() {

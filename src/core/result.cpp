@@ -82,9 +82,7 @@ Axis axis_from_json(const json& j) {
 json to_json(const BenchmarkInfo& info) {
   json axes = json::array();
   for (const auto& a : info.axes) axes.push_back(to_json(a));
-  return {{"program", info.program}, {"name", info.name},   {"axes", axes},
-          {"version", info.version}, {"timeout", info.timeout_seconds}, {"code", info.code},
-          {"points", info.point_count()}};
+  return {{"program", info.program}, {"name", info.name}, {"axes", axes}, {"version", info.version}, {"timeout", info.timeout_seconds}, {"code", info.code}, {"points", info.point_count()}};
 }
 
 BenchmarkInfo benchmark_from_json(const json& j) {
@@ -127,9 +125,7 @@ json to_json(const PointResult& p) {
   }
   if (p.stats) {
     const Stats& s = *p.stats;
-    j["stats"] = {{"n", s.n},         {"median", s.median}, {"q25", s.q25},   {"q75", s.q75},
-                  {"min", s.min},     {"max", s.max},       {"mean", s.mean}, {"stdev", s.stdev},
-                  {"ci99_lo", finite_or_null(s.ci99_lo)},   {"ci99_hi", finite_or_null(s.ci99_hi)}};
+    j["stats"] = {{"n", s.n}, {"median", s.median}, {"q25", s.q25}, {"q75", s.q75}, {"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"stdev", s.stdev}, {"ci99_lo", finite_or_null(s.ci99_lo)}, {"ci99_hi", finite_or_null(s.ci99_hi)}};
   }
   json tracks = json::array();
   for (const auto& t : p.tracks) tracks.push_back({{"name", t.name}, {"unit", t.unit}, {"value", t.value}});

@@ -34,22 +34,24 @@ struct Track {
   double value = 0;
 };
 
-enum class PointStatus { Ok, Failed, Skipped };
+enum class PointStatus { Ok,
+                         Failed,
+                         Skipped };
 const char* status_name(PointStatus s);
 PointStatus status_from_name(const std::string& s);
 
 struct PointResult {
   std::string program;
   std::string benchmark;
-  int id = 0;               // index of the point in the program's full point list
+  int id = 0;                      // index of the point in the program's full point list
   std::vector<std::size_t> index;  // position along each axis
-  std::string name;         // benchmark[a=1,b=x]
+  std::string name;                // benchmark[a=1,b=x]
   std::vector<AxisValue> values;
   PointStatus status = PointStatus::Ok;
-  std::string reason;       // why it failed or was skipped
-  std::string backend;      // cpu, manual, cuda, hip
-  std::int64_t number = 1;  // iterations per sample
-  std::vector<double> samples;  // seconds per iteration, in measurement order
+  std::string reason;                // why it failed or was skipped
+  std::string backend;               // cpu, manual, cuda, hip
+  std::int64_t number = 1;           // iterations per sample
+  std::vector<double> samples;       // seconds per iteration, in measurement order
   std::vector<double> clock_ratios;  // per sample, when the backend measures clocks
   // With several processes (pitot run --processes K): the process (0..K-1) each sample came from,
   // and each process's median. Both empty for a single process.
@@ -57,7 +59,7 @@ struct PointResult {
   std::vector<double> process_medians;
   int discarded_samples = 0;  // taken while throttled, not in `samples`
   std::optional<Stats> stats;
-  std::string stop_reason;  // ci, time_limit, max_samples
+  std::string stop_reason;                 // ci, time_limit, max_samples
   double items = 0, bytes = 0, flops = 0;  // per iteration
   std::vector<Track> tracks;
   std::int64_t started_at_ms = 0;  // unix ms

@@ -13,11 +13,14 @@ namespace pitot {
 
 // --timing: how GPU launches are timed. Cold flushes the caches before every launch, hot runs
 // them back to back, graph replays a captured CUDA/HIP graph (docs/cuda-backend.md).
-enum class Timing { Cold, Hot, Graph };
+enum class Timing { Cold,
+                    Hot,
+                    Graph };
 // --clock: what a cold sample's value is read from: events around each launch, or the device's
 // own timestamps of the work (the kernel clock, CUPTI). Not given: the backend's default for the
 // mode (src/gpu/sampler.hpp, kDefaultColdClock).
-enum class GpuClock { Events, Kernel };
+enum class GpuClock { Events,
+                      Kernel };
 
 // The names, in the order --help lists them: {"cold", "hot", "graph"}, {"kernel", "events"}.
 const std::vector<std::string>& timing_names();

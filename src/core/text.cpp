@@ -71,7 +71,8 @@ std::string asv_name_length_problem(const std::string& program, const std::strin
   return "the benchmark name '" + shown + "...' is too long for asv: its asv name " + program + "." +
          "<name> is " + std::to_string(bytes) + " bytes, over " + std::to_string(kMaxAsvNameBytes) +
          ". asv publish writes one file per name (<name>.<track>.json) and a file name over 255 bytes makes it "
-         "fail for the whole database; rename the benchmark to at most " + std::to_string(room) +
+         "fail for the whole database; rename the benchmark to at most " +
+         std::to_string(room) +
          " bytes (or shorten the program's name)";
 }
 

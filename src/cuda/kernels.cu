@@ -5,13 +5,15 @@ namespace {
 
 __device__ __forceinline__ std::uint64_t global_timer_ns() {
   std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  asm volatile("mov.u64 %0, %%globaltimer;"
+               : "=l"(t));
   return t;
 }
 
 __device__ __forceinline__ unsigned sm_id() {
   unsigned id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  asm volatile("mov.u32 %0, %%smid;"
+               : "=r"(id));
   return id;
 }
 

@@ -17,14 +17,14 @@ struct DeviceKit {
   double nominal_clock_khz = 0;  // cudaDevAttrClockRate
   double peak_gbytes_per_second = 0;
   std::size_t l2_bytes = 0;
-  std::size_t flush_bytes = 0;   // twice the L2
+  std::size_t flush_bytes = 0;  // twice the L2
   void* flush_buffer = nullptr;
   int* flush_sink = nullptr;
-  double flush_seconds = 0;      // one flush, measured when the kit is made
-  HostSignals* signals = nullptr;                     // host-mapped
-  ClockSlot* clocks_before = nullptr;                 // host-mapped, kMaxSmSlots each
+  double flush_seconds = 0;            // one flush, measured when the kit is made
+  HostSignals* signals = nullptr;      // host-mapped
+  ClockSlot* clocks_before = nullptr;  // host-mapped, kMaxSmSlots each
   ClockSlot* clocks_after = nullptr;
-  std::uint64_t sequence = 0;    // numbers the batches of the process, for the clock probe
+  std::uint64_t sequence = 0;  // numbers the batches of the process, for the clock probe
   // Off when a tool serializes launches (ncu, compute-sanitizer): a launch queued behind the
   // spinning blocker would wait for it until its timeout. Found out when the kit is made.
   bool use_blocker = true;

@@ -45,7 +45,6 @@ Clock choose_clock(std::optional<Clock> asked, Mode mode, std::string* unavailab
   return Clock::Events;
 }
 
-
 double median(std::vector<double> v) {
   if (v.empty()) return std::nan("");
   std::sort(v.begin(), v.end());

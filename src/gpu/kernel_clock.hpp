@@ -20,16 +20,19 @@
 
 namespace pitot::kernel_clock {
 
-enum class Kind { Kernel, Memcpy, Memset, ExternalCorrelation };
+enum class Kind { Kernel,
+                  Memcpy,
+                  Memset,
+                  ExternalCorrelation };
 const char* kind_name(Kind kind);  // "kernel", "memcpy", "memset", "external_correlation"
 // A kernel's name as C++ wrote it (the record holds the mangled name); unchanged if not mangled.
 std::string demangle(const std::string& name);
 
 struct Record {
   Kind kind = Kind::Kernel;
-  std::string name;               // kernel name as recorded (mangled); "memcpy DtoD", "memset"
-  std::uint32_t correlation = 0;  // CUPTI's id of the API call that queued the work
-  std::uint64_t external = 0;     // ExternalCorrelation only: the id pushed around that call
+  std::string name;                        // kernel name as recorded (mangled); "memcpy DtoD", "memset"
+  std::uint32_t correlation = 0;           // CUPTI's id of the API call that queued the work
+  std::uint64_t external = 0;              // ExternalCorrelation only: the id pushed around that call
   std::uint64_t start_ns = 0, end_ns = 0;  // device timestamps (work records only)
   // Kernels: the grid's blocks over the blocks the device holds at once (1 or less: one wave).
   // 0 when unknown, and for memcpys and memsets.
@@ -84,11 +87,11 @@ class Matcher {
     std::uint64_t external = 0;
     std::uint64_t generation = 0;
   };
-  std::map<std::uint64_t, std::vector<Record>> launches_;           // expected, not yet taken
-  std::unordered_map<std::uint32_t, Mapping> external_of_;          // correlation -> external id
-  std::unordered_map<std::uint32_t, Pending> unmatched_;            // work records without one yet
-  std::uint64_t taken_below_ = 0;  // every id below this was taken (or never expected)
-  std::uint64_t generation_ = 0;   // counts takes
+  std::map<std::uint64_t, std::vector<Record>> launches_;   // expected, not yet taken
+  std::unordered_map<std::uint32_t, Mapping> external_of_;  // correlation -> external id
+  std::unordered_map<std::uint32_t, Pending> unmatched_;    // work records without one yet
+  std::uint64_t taken_below_ = 0;                           // every id below this was taken (or never expected)
+  std::uint64_t generation_ = 0;                            // counts takes
   std::int64_t unattributed_ = 0, late_ = 0, invalid_ = 0;
 };
 

@@ -50,8 +50,7 @@ double elapsed_seconds(gpuEvent_t start, gpuEvent_t stop) {
 
 DeviceSampler::DeviceSampler(DeviceKit& kit, Mode mode, Clock clock, bool clock_forced,
                              std::function<void(Launch&)>& work, int rotations, int graph_launches, double throttle_ratio)
-    : kit_(kit), mode_(mode), clock_(clock), clock_forced_(clock_forced), work_(work),
-      rotations_(std::max(1, rotations)), graph_launches_(graph_launches), throttle_ratio_(throttle_ratio) {
+    : kit_(kit), mode_(mode), clock_(clock), clock_forced_(clock_forced), work_(work), rotations_(std::max(1, rotations)), graph_launches_(graph_launches), throttle_ratio_(throttle_ratio) {
   try {
     PITOT_GPU_TRY(gpuStreamCreateWithFlags(&stream_, gpuStreamNonBlocking));
     const std::int64_t pairs = mode_ == Mode::Cold ? kMaxColdLaunches : 1;

@@ -113,12 +113,12 @@ class DeviceSampler final : public detail::Sampler {
   // Hooks, defined by each backend (src/<backend>/sampler.cpp).
   // count_ and batches_ for mode_, from the time of one hot launch (mode_ may change meanwhile).
   void size_sample(double min_sample_seconds);
-  void before_batch();                                    // e.g. reset state a flush cannot reach
-  void launch_blocker();                                  // the spinning kernel at a batch's start
-  void launch_flush();                                    // the cache flush before a cold launch
-  void probe_clock(bool after, std::uint64_t sequence);   // around a batch's launches
-  double clock_ratio(std::uint64_t sequence) const;       // of the batch just run; NaN: unknown
-  void instantiate_graph();                               // graph_ into graph_exec_, uploaded
+  void before_batch();                                   // e.g. reset state a flush cannot reach
+  void launch_blocker();                                 // the spinning kernel at a batch's start
+  void launch_flush();                                   // the cache flush before a cold launch
+  void probe_clock(bool after, std::uint64_t sequence);  // around a batch's launches
+  double clock_ratio(std::uint64_t sequence) const;      // of the batch just run; NaN: unknown
+  void instantiate_graph();                              // graph_ into graph_exec_, uploaded
 
   DeviceKit& kit_;
   Mode mode_;

@@ -91,20 +91,24 @@ std::string no_device_message(std::string_view hip_says, KfdState kfd) {
   std::string message = "no AMD GPU: hipGetDeviceCount says " + std::string(hip_says) + ". ";
   switch (kfd) {
     case KfdState::Missing:
-      message += "/dev/kfd does not exist, so the amdgpu kernel driver (ROCm's compute interface) is not "
-                 "loaded on this machine. ";
+      message +=
+          "/dev/kfd does not exist, so the amdgpu kernel driver (ROCm's compute interface) is not "
+          "loaded on this machine. ";
       break;
     case KfdState::NoAccess:
-      message += "/dev/kfd exists but this user cannot open it: add the user to the 'render' and 'video' "
-                 "groups (in a container: --device=/dev/kfd --device=/dev/dri). ";
+      message +=
+          "/dev/kfd exists but this user cannot open it: add the user to the 'render' and 'video' "
+          "groups (in a container: --device=/dev/kfd --device=/dev/dri). ";
       break;
     case KfdState::Present:
-      message += "/dev/kfd is there but HIP sees no GPU: check HIP_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES, "
-                 "and that this ROCm supports the GPU. ";
+      message +=
+          "/dev/kfd is there but HIP sees no GPU: check HIP_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES, "
+          "and that this ROCm supports the GPU. ";
       break;
   }
-  message += "This program was built with pitot's HIP backend for AMD GPUs; on an NVIDIA machine build "
-             "pitot's CUDA flavour instead.";
+  message +=
+      "This program was built with pitot's HIP backend for AMD GPUs; on an NVIDIA machine build "
+      "pitot's CUDA flavour instead.";
   return message;
 }
 

@@ -26,7 +26,7 @@ class Roctx {
 
   bool loaded() const { return push_ != nullptr; }
   const std::string& library() const { return library_; }  // the path dlopen accepted; "" if none
-  const std::string& why_not() const { return why_not_; }   // dlerror of the last candidate tried
+  const std::string& why_not() const { return why_not_; }  // dlerror of the last candidate tried
 
   void push(const char* name) const;
   void pop() const;

@@ -15,8 +15,8 @@ namespace pitot::hip {
 struct DeviceKit {
   int device = 0;
   int cu_count = 0;
-  std::string arch;                       // "gfx942"
-  std::size_t flush_bytes = 0;            // 2 x (every XCD's L2 + Infinity Cache), or PITOT_HIP_FLUSH_BYTES
+  std::string arch;             // "gfx942"
+  std::size_t flush_bytes = 0;  // 2 x (every XCD's L2 + Infinity Cache), or PITOT_HIP_FLUSH_BYTES
   void* flush_buffer = nullptr;
   int* flush_sink = nullptr;
   double flush_seconds = 0;               // one flush, measured when the kit is made

@@ -329,8 +329,8 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
     new_results[it.key()] = asv_row(asv_row_columns(it.value(), old_columns));
 
   json process_doc = results_doc.contains(kAsvProcessMediansKey) && results_doc[kAsvProcessMediansKey].is_object()
-                        ? results_doc[kAsvProcessMediansKey]
-                        : json::object();
+                         ? results_doc[kAsvProcessMediansKey]
+                         : json::object();
   for (const auto& b : benchmarks) {
     const std::string name = asv_time_name(b);
     const Params params = asv_params(b);

@@ -14,12 +14,12 @@
 namespace pitot {
 
 struct AsvRun {
-  std::string machine;                         // folder name and params.machine
+  std::string machine;                               // folder name and params.machine
   std::map<std::string, std::string> machine_facts;  // arch, cpu, num_cpu, os, ram, gpu...
-  std::string commit_hash;                     // 40 hex digits
-  std::int64_t commit_date_ms = 0;             // commit date, unix ms
-  std::string env_name;                        // e.g. cpp-gcc-12.2-Release
-  std::map<std::string, std::string> requirements;  // compiler, build_type, cuda...
+  std::string commit_hash;                           // 40 hex digits
+  std::int64_t commit_date_ms = 0;                   // commit date, unix ms
+  std::string env_name;                              // e.g. cpp-gcc-12.2-Release
+  std::map<std::string, std::string> requirements;   // compiler, build_type, cuda...
 };
 
 // Merge these benchmarks and points into results_dir: benchmarks.json, <machine>/machine.json

@@ -14,11 +14,11 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kAsvResultColumns = {
-    "result",        "params",        "version",    "started_at",   "duration",
-    "stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75",   "stats_number",
-    "stats_repeat",  "samples",       "profile"};
-const std::vector<std::string> kAsvPointColumns = {"result",     "stats_ci_99_a", "stats_ci_99_b",
-                                                   "stats_q_25", "stats_q_75",    "stats_number",
+    "result", "params", "version", "started_at", "duration",
+    "stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75", "stats_number",
+    "stats_repeat", "samples", "profile"};
+const std::vector<std::string> kAsvPointColumns = {"result", "stats_ci_99_a", "stats_ci_99_b",
+                                                   "stats_q_25", "stats_q_75", "stats_number",
                                                    "stats_repeat", "samples"};
 
 namespace {

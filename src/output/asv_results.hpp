@@ -68,20 +68,22 @@ std::string asv_results_file_text(const nlohmann::json& doc);
 std::string asv_file_text(const nlohmann::json& doc);
 
 // One point of a row, as a reader needs it.
-enum class AsvPointState { Measured, Skipped, Failed };  // a number, NaN, null
+enum class AsvPointState { Measured,
+                           Skipped,
+                           Failed };  // a number, NaN, null
 struct AsvPoint {
   std::vector<std::string> params;  // one repr per axis
   AsvPointState state = AsvPointState::Measured;
-  double result = 0;                // the median (time) or the tracked value
+  double result = 0;  // the median (time) or the tracked value
   std::vector<double> samples;
   bool has_interval = false;
-  double ci_lo = 0, ci_hi = 0;            // stats_ci_99_a/b; may be infinite
-  std::vector<double> process_medians;    // from kAsvProcessMediansKey, when kept
+  double ci_lo = 0, ci_hi = 0;          // stats_ci_99_a/b; may be infinite
+  std::vector<double> process_medians;  // from kAsvProcessMediansKey, when kept
 };
 struct AsvRow {
   std::string name;
   AsvParams params;
-  std::string version;  // "" when the row has none
+  std::string version;           // "" when the row has none
   std::vector<AsvPoint> points;  // in asv_param_tuples order
 };
 struct AsvResults {

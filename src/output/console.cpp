@@ -78,9 +78,10 @@ void print_table(std::ostream& out, const std::vector<PointResult>& points, doub
                        format_seconds(s.min), stop, tracks);
   }
   if (noisy > 0)
-    out << fmt::format("! noisy: {} point{} stopped on a limit with the 99% interval of the median wider than "
-                       "--ci-target ({:g}%); give {} more --max-time, or quiet the machine\n",
-                       noisy, noisy == 1 ? "" : "s", 100 * ci_target, noisy == 1 ? "it" : "them");
+    out << fmt::format(
+        "! noisy: {} point{} stopped on a limit with the 99% interval of the median wider than "
+        "--ci-target ({:g}%); give {} more --max-time, or quiet the machine\n",
+        noisy, noisy == 1 ? "" : "s", 100 * ci_target, noisy == 1 ? "it" : "them");
 }
 
 void write_csv(std::ostream& out, const std::vector<PointResult>& points) {

@@ -248,11 +248,11 @@ std::map<std::string, std::string> build_requirements() {
     req["build_type"] = build_type_name(*build);
   } else {
 #if defined(PITOT_BUILD_TYPE)
-  req["build_type"] = PITOT_BUILD_TYPE;
+    req["build_type"] = PITOT_BUILD_TYPE;
 #elif defined(NDEBUG)
-  req["build_type"] = "Release";
+    req["build_type"] = "Release";
 #else
-  req["build_type"] = "Debug";
+    req["build_type"] = "Debug";
 #endif
   }
   if (req["build_type"].empty()) req["build_type"] = "none";
@@ -286,8 +286,8 @@ std::string env_name(std::map<std::string, std::string> req) {
 }
 
 std::vector<std::pair<std::string, std::vector<PointResult>>> split_by_clock(const std::string& env,
-                                                                              const std::vector<PointResult>& points,
-                                                                              bool suffix) {
+                                                                             const std::vector<PointResult>& points,
+                                                                             bool suffix) {
   auto clock_of = [](const PointResult& p) -> std::string {
     const auto it = p.backend_info.find("clock");
     return it != p.backend_info.end() && it->is_string() ? it->get<std::string>() : "";

@@ -31,7 +31,7 @@ std::string machine_name_from_cpu(const std::string& cpu_model);
 std::string checked_name(const std::string& what, const std::string& name);
 
 struct CommitInfo {
-  std::string hash;        // 40 hex
+  std::string hash;          // 40 hex
   std::int64_t date_ms = 0;  // commit date, unix ms
 };
 // git is asked here only (programs, pitot run, compare and init). Each runs git without a shell,
@@ -67,7 +67,7 @@ inline constexpr const char* kKernelClockEnvSuffix = "-kclock";
 // user's --env is taken as given). A point that names no clock (it failed before timing) goes
 // with the clock most of the points used.
 std::vector<std::pair<std::string, std::vector<PointResult>>> split_by_clock(const std::string& env,
-                                                                              const std::vector<PointResult>& points,
-                                                                              bool suffix = true);
+                                                                             const std::vector<PointResult>& points,
+                                                                             bool suffix = true);
 
 }  // namespace pitot

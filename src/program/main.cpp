@@ -120,9 +120,10 @@ ListedBuild listed_build() {
 std::string build_warning(const std::string& program) {
   const BuildFlags b = program_build().value_or(BuildFlags{});
   if (b.optimized) return "";
-  return fmt::format("WARNING: {} was built without optimization (CMake build type '{}'): its times are not those "
-                     "of an optimized build. Configure it with -DCMAKE_BUILD_TYPE=Release.",
-                     program, b.build_type.empty() ? "" : b.build_type);
+  return fmt::format(
+      "WARNING: {} was built without optimization (CMake build type '{}'): its times are not those "
+      "of an optimized build. Configure it with -DCMAKE_BUILD_TYPE=Release.",
+      program, b.build_type.empty() ? "" : b.build_type);
 }
 
 json device_facts() {
@@ -183,11 +184,7 @@ void write_output(const std::string& path, const std::string& text) {
 }
 
 json config_json(const RunConfig& r, const DeviceOptions& d) {
-  return {{"warmup", r.warmup_seconds},      {"min_samples", r.min_samples}, {"min_time", r.min_seconds},
-          {"max_time", r.max_seconds},       {"max_samples", r.max_samples}, {"ci_target", r.ci_target},
-          {"batch_time", r.batch_seconds},   {"interleave", r.interleave},   {"seed", r.seed},
-          {"profile", r.profile},            {"device", d.device},           {"timing", name_of(d.timing)},
-          {"clock", name_of(d.clock)}};
+  return {{"warmup", r.warmup_seconds}, {"min_samples", r.min_samples}, {"min_time", r.min_seconds}, {"max_time", r.max_seconds}, {"max_samples", r.max_samples}, {"ci_target", r.ci_target}, {"batch_time", r.batch_seconds}, {"interleave", r.interleave}, {"seed", r.seed}, {"profile", r.profile}, {"device", d.device}, {"timing", name_of(d.timing)}, {"clock", name_of(d.clock)}};
 }
 
 json config_json(const Options& o) {
@@ -214,7 +211,8 @@ void write_asv_results(const Options& o, const std::string& program, const std::
   } else if (o.commit.size() == 40) {
     run.commit_hash = o.commit;  // not in this repository: asv needs the date, use now
     run.commit_date_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::system_clock::now().time_since_epoch()).count();
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
   } else {
     throw UsageError(o.commit.empty() ? "--asv-dir needs a commit: run inside a git repository or give --commit HASH"
                                       : "--commit " + o.commit + " is not a commit of the repository here; give the full 40-digit hash");
@@ -310,9 +308,7 @@ int run_program(int argc, char** argv) {
       write_output(o.csv_path, csv.str());
     }
     if (!o.json_path.empty()) {
-      json doc = {{"pitot_version", PITOT_VERSION}, {"program", program}, {"build", to_json(listed_build())}, {"host", host_facts()},
-                  {"device", device_facts()},       {"config", config_json(o)},
-                  {"benchmarks", json::array()},    {"points", json::array()}};
+      json doc = {{"pitot_version", PITOT_VERSION}, {"program", program}, {"build", to_json(listed_build())}, {"host", host_facts()}, {"device", device_facts()}, {"config", config_json(o)}, {"benchmarks", json::array()}, {"points", json::array()}};
       for (const auto& b : infos) doc["benchmarks"].push_back(to_json(b));
       for (const auto& r : results) doc["points"].push_back(to_json(r));
       write_output(o.json_path, json_text(doc, 1) + "\n");
@@ -351,22 +347,24 @@ int run_program(int argc, char** argv) {
     write_outputs();
     return any_failed ? kPointsFailed : kOk;
   }
-  run_points(program, to_run, o.run, [&](const PointResult& r) {
-    results.push_back(r);
-    any_failed |= r.status == PointStatus::Failed;
-    send(json_text(to_json(PointMessage{r})));
-    if (progress)
-      std::cerr << fmt::format("\r[{}/{}] {:<60.60}", results.size(), points.size(), r.name) << std::flush;
-    if (backend && backend->device_lost && backend->device_lost()) {
-      // The device is unusable for the rest of this process: report and leave.
-      if (progress) std::cerr << "\n";
-      std::cerr << program << ": " << r.name << ": " << r.reason << "\n"
-                << program << ": the device is lost after a sticky error; restart after point " << r.id << "\n";
-      write_outputs();
-      std::fflush(nullptr);
-      std::_Exit(kDeviceLost);
-    }
-  }, hooks);
+  run_points(
+      program, to_run, o.run, [&](const PointResult& r) {
+        results.push_back(r);
+        any_failed |= r.status == PointStatus::Failed;
+        send(json_text(to_json(PointMessage{r})));
+        if (progress)
+          std::cerr << fmt::format("\r[{}/{}] {:<60.60}", results.size(), points.size(), r.name) << std::flush;
+        if (backend && backend->device_lost && backend->device_lost()) {
+          // The device is unusable for the rest of this process: report and leave.
+          if (progress) std::cerr << "\n";
+          std::cerr << program << ": " << r.name << ": " << r.reason << "\n"
+                    << program << ": the device is lost after a sticky error; restart after point " << r.id << "\n";
+          write_outputs();
+          std::fflush(nullptr);
+          std::_Exit(kDeviceLost);
+        }
+      },
+      hooks);
   if (progress) std::cerr << "\r" << std::string(80, ' ') << "\r";
   if (channel) {
     send(json_text(to_json(DoneMessage{})));

@@ -159,7 +159,8 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& p
   app.add_option("--processes", o.processes,
                  "Run the selected points in K separate processes of this program, one after another, and pool "
                  "each point's samples; the per-process medians are kept for pitot compare")
-      ->check(CLI::Range(1, 1000))->capture_default_str();
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   app.add_option("--asv-dir", o.asv_dir, "Write or merge results into this asv results folder");
   app.add_option("--machine", o.machine, "asv machine name (default: from the GPU product, else the CPU model)");
   app.add_option("--commit", o.commit, "Commit hash the results belong to (default: git HEAD of the working directory)");
@@ -183,12 +184,14 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& p
 
   auto& d = o.device;
   app.add_option("--device", d.device, "GPU to run on")->check(non_negative)->capture_default_str();
-  cli::add_timing_option(app, [&d](Timing t) { d.timing = t; },
-                         "GPU timing: cold (caches flushed), hot (back to back) or graph (CUDA graph replay)")
+  cli::add_timing_option(
+      app, [&d](Timing t) { d.timing = t; },
+      "GPU timing: cold (caches flushed), hot (back to back) or graph (CUDA graph replay)")
       ->default_str(name_of(d.timing));
-  cli::add_clock_option(app, [&d](GpuClock c) { d.clock = c; },
-                        "GPU clock of cold samples: kernel (the device's timestamps of the work, CUPTI) or events "
-                        "(default: kernel where CUPTI is available, else events; hot and graph use events)");
+  cli::add_clock_option(
+      app, [&d](GpuClock c) { d.clock = c; },
+      "GPU clock of cold samples: kernel (the device's timestamps of the work, CUPTI) or events "
+      "(default: kernel where CUPTI is available, else events; hot and graph use events)");
   app.add_option("--graph-launches", d.graph_launches, "Launches captured per graph in graph mode (0: automatic)")->check(non_negative);
   app.add_option("--throttle-ratio", d.throttle_ratio, "Discard samples whose SM clock is below this fraction of nominal")->check(cli::within(0.0, 1.0))->capture_default_str();
 

@@ -12,7 +12,7 @@ namespace pitot::program {
 
 // Exit codes of a benchmark program.
 enum ExitCode {
-  kOk = 0,          // every selected point ran (or was skipped)
+  kOk = 0,  // every selected point ran (or was skipped)
   kPointsFailed = 1,
   kUsage = 2,       // bad flag, axis, value or file
   kDeviceLost = 3,  // a sticky device error: restart after the last reported point
@@ -27,7 +27,7 @@ struct AxisOverride {
 struct Options {
   bool list = false;
   bool list_json = false;
-  std::string filter;                   // regex searched in point names
+  std::string filter;  // regex searched in point names
   std::vector<AxisOverride> axis_overrides;
   std::optional<std::vector<int>> point_ids;  // --points 0,3-5
   int shard_index = 0, shard_count = 1;       // --shard k/N (k from 1)

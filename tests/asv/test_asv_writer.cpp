@@ -24,9 +24,9 @@ namespace {
 
 const std::string kHash = "90932e64897b2feb2fad0cd0d9171df584037faa";
 const std::vector<std::string> kColumns = {
-    "result",        "params",        "version",    "started_at", "duration",
+    "result", "params", "version", "started_at", "duration",
     "stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75", "stats_number",
-    "stats_repeat",  "samples",       "profile"};
+    "stats_repeat", "samples", "profile"};
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -48,8 +48,7 @@ class AsvWriter : public ::testing::Test {
            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir);
     run.machine = "test-box";
-    run.machine_facts = {{"arch", "x86_64"}, {"cpu", "Test CPU"}, {"num_cpu", "2"}, {"os", "Linux 6.1"},
-                         {"ram", "8GB"}};
+    run.machine_facts = {{"arch", "x86_64"}, {"cpu", "Test CPU"}, {"num_cpu", "2"}, {"os", "Linux 6.1"}, {"ram", "8GB"}};
     run.commit_hash = kHash;
     run.commit_date_ms = 1704153600000;
     run.env_name = "cpp-gcc-12.2-Release";
@@ -281,8 +280,7 @@ TEST_F(AsvWriter, MergeKeepsOtherBenchmarksAndPrograms) {
   write_asv(dir, run, {other}, {ok_point(other, 0, 1e-3, 8, 10)});
   // A foreign entry already in benchmarks.json stays too.
   json b = benchmarks_json();
-  b["py.time_x"] = {{"name", "py.time_x"}, {"type", "time"}, {"unit", "seconds"}, {"params", json::array()},
-                    {"param_names", json::array()}, {"version", "abc"}};
+  b["py.time_x"] = {{"name", "py.time_x"}, {"type", "time"}, {"unit", "seconds"}, {"params", json::array()}, {"param_names", json::array()}, {"version", "abc"}};
   write_text(dir / "benchmarks.json", b.dump());
   write_asv(dir, run, {sort}, mixed_points(sort));
   json r = results().at("results");
@@ -334,7 +332,7 @@ TEST_F(AsvWriter, SkippedBeforeTheTrackExistedIsNaNInTrackRows) {
   ASSERT_TRUE(track[2].is_number()) << track.dump();
   EXPECT_TRUE(std::isnan(track[2].get<double>()));
   EXPECT_TRUE(track[1].is_number() && std::isnan(track[1].get<double>()));  // never measured: NaN, not failed
-  EXPECT_TRUE(track[3].is_null());  // failed
+  EXPECT_TRUE(track[3].is_null());                                          // failed
 }
 
 TEST_F(AsvWriter, NewVersionDropsOldPoints) {
@@ -358,7 +356,7 @@ TEST_F(AsvWriter, ChangedAxisValuesKeepMatchingPoints) {
   json r = row("bench_sort.sort_ints");
   EXPECT_EQ(r.at("params")[0], json::parse(R"(["100000","5"])"));
   EXPECT_TRUE(std::isnan(r.at("result")[0].get<double>()));  // (100000,sort): was skipped
-  EXPECT_TRUE(r.at("result")[1].is_null());                   // (100000,stable): was failed
+  EXPECT_TRUE(r.at("result")[1].is_null());                  // (100000,stable): was failed
   EXPECT_TRUE(std::isnan(r.at("result")[2].get<double>()));  // (5,sort): never measured: NaN, not failed
   EXPECT_FALSE(r.at("result")[3].is_null());
 }

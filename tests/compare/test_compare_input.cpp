@@ -59,7 +59,7 @@ TEST(CompareInput, PythonJsonTokensOutsideStringsOnly) {
   EXPECT_TRUE(std::isnan(pitot::asv_number(j["a"][4])));
   EXPECT_EQ(j["s"], "NaN and Infinity stay text");
   EXPECT_EQ(j["q"], "a \"NaN\" b");
-  EXPECT_EQ(pitot::asv_number(j["NaN"]), -INFINITY);  // a key named NaN is a string, its value a token
+  EXPECT_EQ(pitot::asv_number(j["NaN"]), -INFINITY);                                      // a key named NaN is a string, its value a token
   EXPECT_THROW(pc::parse_python_json("[NaNa]", "word.json"), pitot::driver::InputError);  // a token is a whole word
   EXPECT_THROW(pc::parse_python_json("{\"a\": [1, 2}", "broken.json"), pitot::driver::InputError);
   try {
@@ -250,7 +250,8 @@ TEST(CompareInput, GitRevisionsResolveInTheConfigRepository) {
   fs::create_directories(repo);
   const std::string git = "git -C '" + repo.string() + "' -c user.name=t -c user.email=t@example.invalid ";
   ASSERT_EQ(std::system((git + "init -q && " + git + "commit -q --allow-empty -m one && " + git +
-                         "commit -q --allow-empty -m two").c_str()),
+                         "commit -q --allow-empty -m two")
+                            .c_str()),
             0);
   auto rev = [&](const std::string& r) {
     std::string out;

@@ -50,9 +50,7 @@ json pitot_run(std::uint64_t seed, int points, int slow, double factor) {
     json samples = json::array();
     const double median = 1e-5 * (i + 1) * (i == slow ? factor : 1.0);
     for (int s = 0; s < 30; ++s) samples.push_back(median * (1 + jitter(rng)));
-    doc["points"].push_back({{"type", "point"}, {"program", "bench_e2e"}, {"benchmark", "work"}, {"id", i},
-                             {"name", "work[i=" + std::to_string(i) + "]"}, {"status", "ok"}, {"unit", "seconds"},
-                             {"samples", samples}});
+    doc["points"].push_back({{"type", "point"}, {"program", "bench_e2e"}, {"benchmark", "work"}, {"id", i}, {"name", "work[i=" + std::to_string(i) + "]"}, {"status", "ok"}, {"unit", "seconds"}, {"samples", samples}});
   }
   return doc;
 }
@@ -250,7 +248,7 @@ TEST(CompareReport, NewRemovedAndVersionChanges) {
 TEST(CompareReport, GeometricMeanTurnsThroughputAround) {
   pc::Report r;
   pc::Row slower_time, slower_throughput;
-  slower_time.effect = std::log(1.21);         // 21% more seconds
+  slower_time.effect = std::log(1.21);                   // 21% more seconds
   slower_throughput.effect = -std::log(1 / 1.21 * 1.0);  // throughput fell to 1/1.21
   r.rows = {slower_time, slower_throughput};
   EXPECT_NEAR(r.geometric_mean(), 1.21, 1e-12);
@@ -282,10 +280,7 @@ json pitot_processes_run(std::uint64_t seed, int points, int processes, int slow
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal(0, 1);
   json doc = {{"program", "bench_e2e"}, {"benchmarks", json::array()}, {"points", json::array()}};
-  doc["benchmarks"].push_back({{"program", "bench_e2e"}, {"name", "work"}, {"version", "1"},
-                               {"axes", json::array({{{"name", "order"}, {"kind", "string"},
-                                                      {"values", json::array({"random", "sorted"})},
-                                                      {"reprs", json::array({"'random'", "'sorted'"})}}})}});
+  doc["benchmarks"].push_back({{"program", "bench_e2e"}, {"name", "work"}, {"version", "1"}, {"axes", json::array({{{"name", "order"}, {"kind", "string"}, {"values", json::array({"random", "sorted"})}, {"reprs", json::array({"'random'", "'sorted'"})}}})}});
   for (int i = 0; i < points; ++i) {
     json samples = json::array(), medians = json::array(), which = json::array();
     for (int k = 0; k < processes; ++k) {
@@ -296,12 +291,7 @@ json pitot_processes_run(std::uint64_t seed, int points, int processes, int slow
         which.push_back(k);
       }
     }
-    doc["points"].push_back({{"type", "point"}, {"program", "bench_e2e"}, {"benchmark", "work"}, {"id", i},
-                             {"name", "work[order=" + std::string(i % 2 ? "sorted" : "random") + ", i=" +
-                                          std::to_string(i) + "]"},
-                             {"index", json::array({i % 2})}, {"values", json::array({i % 2 ? "sorted" : "random"})},
-                             {"status", "ok"}, {"unit", "seconds"}, {"samples", samples},
-                             {"process_medians", medians}, {"sample_process", which}});
+    doc["points"].push_back({{"type", "point"}, {"program", "bench_e2e"}, {"benchmark", "work"}, {"id", i}, {"name", "work[order=" + std::string(i % 2 ? "sorted" : "random") + ", i=" + std::to_string(i) + "]"}, {"index", json::array({i % 2})}, {"values", json::array({i % 2 ? "sorted" : "random"})}, {"status", "ok"}, {"unit", "seconds"}, {"samples", samples}, {"process_medians", medians}, {"sample_process", which}});
     // Two points per axis value would collide: give each its own benchmark.
     doc["points"].back()["benchmark"] = "work" + std::to_string(i);
     json own = doc["benchmarks"][0];
@@ -341,11 +331,7 @@ TEST(CompareReport, PitotJsonMatchesAsvNamesAndDisjointInputsExitTwo) {
   json run_doc = pitot_processes_run(41, 2, 1, -1, 1.0, 0.0);
   write_json(tmp.path() / "run.json", run_doc);
   // The same points as an asv results file writes them.
-  json results = {{"commit_hash", std::string(40, 'a')}, {"env_name", "e"}, {"date", 1}, {"params", {{"machine", "m"}}},
-                  {"python", ""}, {"requirements", json::object()}, {"result_columns",
-                  json::array({"result", "params", "version", "started_at", "duration", "stats_ci_99_a", "stats_ci_99_b",
-                               "stats_q_25", "stats_q_75", "stats_number", "stats_repeat", "samples", "profile"})},
-                  {"results", json::object()}, {"version", 2}};
+  json results = {{"commit_hash", std::string(40, 'a')}, {"env_name", "e"}, {"date", 1}, {"params", {{"machine", "m"}}}, {"python", ""}, {"requirements", json::object()}, {"result_columns", json::array({"result", "params", "version", "started_at", "duration", "stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75", "stats_number", "stats_repeat", "samples", "profile"})}, {"results", json::object()}, {"version", 2}};
   for (int i = 0; i < 2; ++i) {
     const json& p = run_doc["points"][i];
     json params = json::array({json::array({"'random'", "'sorted'"})});
@@ -403,7 +389,8 @@ TEST(CompareReport, MarkdownStaysUnderTheCommentLimit) {
     p.key = p.benchmark + "(" + std::to_string(i) + ")";
     p.display = p.benchmark + "[n=" + std::to_string(i) + "]";
     pc::PointData q = p;
-    const double factor = i % 10 == 0 ? 1.5 : i % 10 == 1 ? 0.5 : 1.0;  // 300 slower, 300 faster
+    const double factor = i % 10 == 0 ? 1.5 : i % 10 == 1 ? 0.5
+                                                          : 1.0;  // 300 slower, 300 faster
     for (int s = 0; s < 20; ++s) {
       p.samples.push_back(1e-5 * std::exp(normal(rng)));
       q.samples.push_back(1e-5 * factor * std::exp(normal(rng)));

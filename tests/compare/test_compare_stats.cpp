@@ -88,7 +88,7 @@ TEST(CompareStats, MannWhitneyPValueMatchesScipy) {
 TEST(CompareStats, ExactDistributionIsAProbability) {
   EXPECT_NEAR(pc::mann_whitney_cdf(7, 9, 7 * 9), 1.0, 1e-12);
   EXPECT_NEAR(pc::mann_whitney_cdf(5, 5, 0), 1.0 / 252, 1e-15);  // one ordering of C(10,5)
-  for (int u = 0; u <= 30; ++u)  // symmetric: P(U <= u) = P(U >= nm - u)
+  for (int u = 0; u <= 30; ++u)                                  // symmetric: P(U <= u) = P(U >= nm - u)
     EXPECT_NEAR(pc::mann_whitney_cdf(6, 10, u), 1 - pc::mann_whitney_cdf(6, 10, 60 - u - 1), 1e-12);
 }
 

@@ -117,8 +117,8 @@ TEST(Engine, FailuresAndSkipsStayWithTheirPoint) {
       s.exec_manual([] { return 1.0; });
     }
     s.exec_manual([] { return 1.0; });
-  }, {Axis{"mode", AxisKind::String, {std::string("ok"), std::string("throw"), std::string("skip"),
-                                      std::string("noexec"), std::string("twice")}}}));
+  },
+                          {Axis{"mode", AxisKind::String, {std::string("ok"), std::string("throw"), std::string("skip"), std::string("noexec"), std::string("twice")}}}));
   auto r = run_all(defs, fast_config());
   EXPECT_EQ(r.at("p[mode=ok]").status, PointStatus::Ok);
   EXPECT_EQ(r.at("p[mode=throw]").status, PointStatus::Failed);
@@ -150,7 +150,8 @@ std::vector<int> run_and_trace(int interleave) {
       trace.push_back(id);
       return 1.0;
     });
-  }, {Axis{"i", AxisKind::Int, {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{3}}}}));
+  },
+                          {Axis{"i", AxisKind::Int, {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{3}}}}));
   RunConfig c = fast_config();
   c.interleave = interleave;
   c.min_samples = 12;

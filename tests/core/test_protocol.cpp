@@ -152,7 +152,7 @@ TEST(Protocol, MessagesReadBackAsTheirStructs) {
 TEST(Protocol, MessagesRefuseWhatIsNotAMessage) {
   for (const char* text : {R"({"id":7})", R"({"type":7})", R"({"type":"start"})", R"({"type":"start","id":"x"})",
                            R"({"type":"point","id":1})", R"({"type":"point","program":"p","benchmark":"b","id":1,)"
-                                                          R"("name":"b","index":[],"values":[],"status":"great"})"})
+                                                         R"("name":"b","index":[],"values":[],"status":"great"})"})
     EXPECT_THROW(channel_message_from_json(json::parse(text)), json::exception) << text;
 }
 

@@ -7,4 +7,4 @@
 void launch_copy(const float* in, float* out, std::int64_t n, cudaStream_t stream);
 void launch_empty(cudaStream_t stream);
 void launch_too_many_threads(cudaStream_t stream);  // an invalid configuration: not sticky
-void launch_illegal_write(cudaStream_t stream);      // a sticky error
+void launch_illegal_write(cudaStream_t stream);     // a sticky error

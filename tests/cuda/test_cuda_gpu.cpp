@@ -36,8 +36,9 @@ std::vector<pitot::PointResult> run(std::vector<std::pair<std::string, pitot::Be
   std::vector<pitot::PointResult> results;
   pitot::PointHooks hooks;
   hooks.on_thread_start = [](const pitot::PlannedPoint&) { pitot::device_backend()->bind_thread(); };
-  pitot::run_points("test_cuda_gpu", pitot::plan_points(defs), config,
-                    [&](const pitot::PointResult& r) { results.push_back(r); }, hooks);
+  pitot::run_points(
+      "test_cuda_gpu", pitot::plan_points(defs), config,
+      [&](const pitot::PointResult& r) { results.push_back(r); }, hooks);
   return results;
 }
 

@@ -99,8 +99,7 @@ bool parses(const std::string& text) {
 std::deque<BenchmarkDef> sample_defs() {
   std::deque<BenchmarkDef> defs(2);
   defs[0].name = "alpha";
-  defs[0].axes = {{"n", AxisKind::Int, {std::int64_t{1}}}, {"bytes", AxisKind::Pow2, {std::int64_t{1024}}},
-                  {"x", AxisKind::Float, {0.5}}, {"s", AxisKind::String, {std::string("a")}}};
+  defs[0].axes = {{"n", AxisKind::Int, {std::int64_t{1}}}, {"bytes", AxisKind::Pow2, {std::int64_t{1024}}}, {"x", AxisKind::Float, {0.5}}, {"s", AxisKind::String, {std::string("a")}}};
   defs[1].name = "beta";
   defs[1].axes = {{"n", AxisKind::Int, {std::int64_t{2}}}, {"s", AxisKind::String, {std::string("b")}}};
   return defs;
@@ -115,7 +114,9 @@ TEST(Utf8, KnownCases) {
   EXPECT_FALSE(is_utf8("\xC0\xAF"));          // overlong
   EXPECT_FALSE(is_utf8("\xED\xA0\x80"));      // a surrogate
   EXPECT_FALSE(is_utf8("\xF4\x90\x80\x80"));  // above U+10FFFF
-  EXPECT_EQ(escape_non_utf8("a\xFF" "b\xC3"), "a\\xFFb\\xC3");
+  EXPECT_EQ(escape_non_utf8("a\xFF"
+                            "b\xC3"),
+            "a\\xFFb\\xC3");
   EXPECT_EQ(json_text(json("bad \xFF")), "\"bad \xEF\xBF\xBD\"");
 }
 

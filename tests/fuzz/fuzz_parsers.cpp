@@ -229,8 +229,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 #else
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: fuzz_parsers TARGET SECONDS [SEED]; targets: result_line list_envelope asv_results "
-                         "pitot_json asv_conf\n");
+    std::fprintf(stderr,
+                 "usage: fuzz_parsers TARGET SECONDS [SEED]; targets: result_line list_envelope asv_results "
+                 "pitot_json asv_conf\n");
     return 2;
   }
   const std::string target = argv[1];

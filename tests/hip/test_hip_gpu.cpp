@@ -37,8 +37,9 @@ std::vector<pitot::PointResult> run(std::vector<std::pair<std::string, pitot::Be
   std::vector<pitot::PointResult> results;
   pitot::PointHooks hooks;
   hooks.on_thread_start = [](const pitot::PlannedPoint&) { pitot::device_backend()->bind_thread(); };
-  pitot::run_points("test_hip_gpu", pitot::plan_points(defs), config,
-                    [&](const pitot::PointResult& r) { results.push_back(r); }, hooks);
+  pitot::run_points(
+      "test_hip_gpu", pitot::plan_points(defs), config,
+      [&](const pitot::PointResult& r) { results.push_back(r); }, hooks);
   return results;
 }
 
@@ -95,7 +96,8 @@ TEST(Rotations, CycleOverInputSets) {
   auto results = run({{"rotate", [&](pitot::State& s) {
                          pitot::hip::set_rotations(s, 4);
                          s.exec([&](pitot::Launch& l) { PITOT_HIP_CHECK(launch_record_rotation(seen, l.rotation(), l.stream())); });
-                       }}}, "hot");
+                       }}},
+                     "hot");
   ASSERT_EQ(results.at(0).status, pitot::PointStatus::Ok) << results.at(0).reason;
   int host[4] = {};
   PITOT_HIP_CHECK(hipMemcpy(host, seen, sizeof host, hipMemcpyDeviceToHost));

@@ -162,8 +162,8 @@ TEST(KernelClock, BadTimestampsAreCountedAndDropped) {
   kc::Matcher m;
   m.expect(1, 1);
   m.add(external(9, 1));
-  m.add(work(Kind::Kernel, "k", 9, 0, 0));        // incomplete record (forced flush)
-  m.add(work(Kind::Kernel, "k", 9, 500, 400));    // end before start
+  m.add(work(Kind::Kernel, "k", 9, 0, 0));      // incomplete record (forced flush)
+  m.add(work(Kind::Kernel, "k", 9, 500, 400));  // end before start
   m.add(work(Kind::Memcpy, "memcpy DtoD", 9, 1'000, 2'536));
   auto launches = m.take(1, 1);
   EXPECT_EQ(m.invalid(), 2);
@@ -197,13 +197,13 @@ TEST(KernelClock, WavesOfBlocks) {
   // An H200: 132 multiprocessors, 32 blocks, 2048 threads, 64K registers, 228 kB each.
   const kc::DeviceLimits h200{132, 32, 2048, 65536, 233472};
   // bench_copy's copy kernel: 256 threads a block, so 8 blocks a multiprocessor, 1056 at once.
-  EXPECT_DOUBLE_EQ(kc::waves(256, 256, 16, 0, h200), 256.0 / 1056);         // n = 2^16: one wave
+  EXPECT_DOUBLE_EQ(kc::waves(256, 256, 16, 0, h200), 256.0 / 1056);           // n = 2^16: one wave
   EXPECT_DOUBLE_EQ(kc::waves(1u << 20, 256, 16, 0, h200), 1048576.0 / 1056);  // n = 2^28: many
-  EXPECT_DOUBLE_EQ(kc::waves(1, 1, 8, 0, h200), 1.0 / (32 * 132));           // an empty kernel
+  EXPECT_DOUBLE_EQ(kc::waves(1, 1, 8, 0, h200), 1.0 / (32 * 132));            // an empty kernel
   // Registers and shared memory bound residency too.
-  EXPECT_DOUBLE_EQ(kc::waves(132, 256, 255, 0, h200), 1.0);                  // 1 block per SM
-  EXPECT_DOUBLE_EQ(kc::waves(264, 128, 32, 120000, h200), 2.0);              // 1 block per SM
-  EXPECT_EQ(kc::waves(100, 256, 16, 0, kc::DeviceLimits{}), 0);              // unknown device
+  EXPECT_DOUBLE_EQ(kc::waves(132, 256, 255, 0, h200), 1.0);      // 1 block per SM
+  EXPECT_DOUBLE_EQ(kc::waves(264, 128, 32, 120000, h200), 2.0);  // 1 block per SM
+  EXPECT_EQ(kc::waves(100, 256, 16, 0, kc::DeviceLimits{}), 0);  // unknown device
 }
 
 TEST(KernelClock, LaunchKeepsItsWidestKernel) {

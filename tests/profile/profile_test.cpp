@@ -395,9 +395,12 @@ TEST(ProfilePackage, KeepsEverythingThatFits) {
 
 TEST(ProfilePackage, DropsByRankThenLargestFirst) {
   std::vector<Artifact> all = {
-      art("manifest-core", kCore, 1000),        art("report", kEssential, 100'000),
-      art("details", kSummaryData, 50'000),     art("stdout", kRawStreams, 60'000),
-      art("raw.csv", kToolSideData, 40'000),    art("ptx", kCodeObjects, 30'000),
+      art("manifest-core", kCore, 1000),
+      art("report", kEssential, 100'000),
+      art("details", kSummaryData, 50'000),
+      art("stdout", kRawStreams, 60'000),
+      art("raw.csv", kToolSideData, 40'000),
+      art("ptx", kCodeObjects, 30'000),
       art("sass", kCodeObjects, 80'000),
   };
   // Room for core + report + details + a little: code objects go (largest first), then side data,

@@ -152,7 +152,11 @@ ProgramInfo fake_program(int n, double timeout = 60) {
 }
 
 // How a point of the fake program behaves when its turn comes.
-enum class Fault { None, Segv, Hang, Exit2, HangInSetup };
+enum class Fault { None,
+                   Segv,
+                   Hang,
+                   Exit2,
+                   HangInSetup };
 
 class RunnerTest : public testing::Test {
  protected:
@@ -321,8 +325,9 @@ TEST_F(RunnerTest, ExitTwoBeforeAnyMessageFailsTheAskedPointsWithoutRestart) {
     return s.exit(2);
   });
   EXPECT_EQ(failed_points(), (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_EQ(reason(0), "the program refused its command line: exited with code 2\nstderr (end):\n"
-                       "fake: --axis: no benchmark has an axis named 'm'");
+  EXPECT_EQ(reason(0),
+            "the program refused its command line: exited with code 2\nstderr (end):\n"
+            "fake: --axis: no benchmark has an axis named 'm'");
   EXPECT_EQ(requests.size(), 1u);
 }
 

@@ -117,9 +117,12 @@ void expect_norm_gradients(bool layer_norm) {
   const auto g = suite::norm_backward_reference(f.x, f.gamma, f.dy, 1e-5, layer_norm);
   std::vector<double> fd_x, fd_gamma, fd_beta;
   for (std::size_t i = 0; i < f.n; ++i) {
-    fd_x.push_back(derivative(f.x, i, [&] { return f.loss(); }, 1e-3f));
-    fd_gamma.push_back(derivative(f.gamma, i, [&] { return f.loss(); }, 1e-3f));
-    if (layer_norm) fd_beta.push_back(derivative(f.beta, i, [&] { return f.loss(); }, 1e-3f));
+    fd_x.push_back(derivative(
+        f.x, i, [&] { return f.loss(); }, 1e-3f));
+    fd_gamma.push_back(derivative(
+        f.gamma, i, [&] { return f.loss(); }, 1e-3f));
+    if (layer_norm) fd_beta.push_back(derivative(
+        f.beta, i, [&] { return f.loss(); }, 1e-3f));
   }
   EXPECT_TRUE(close(g.dx, fd_x, 1e-4)) << suite::describe(suite::compare(g.dx, fd_x, 1e-4, 1e-4), "dx");
   EXPECT_TRUE(close(g.dgamma, fd_gamma, 1e-4)) << suite::describe(suite::compare(g.dgamma, fd_gamma, 1e-4, 1e-4), "dgamma");
@@ -137,7 +140,8 @@ TEST(NormBackward, RmsNormsFormulaIsNotLayerNorms) {
   Norm f{true};
   const auto ln = suite::norm_backward_reference(f.x, f.gamma, f.dy, 1e-5, true);
   std::vector<double> fd_x;
-  for (std::size_t i = 0; i < f.n; ++i) fd_x.push_back(derivative(f.x, i, [&] { return f.loss(); }, 1e-3f));
+  for (std::size_t i = 0; i < f.n; ++i) fd_x.push_back(derivative(
+      f.x, i, [&] { return f.loss(); }, 1e-3f));
   std::vector<double> without_mean_term(ln.dx);
   double mean_g = 0;
   for (std::size_t i = 0; i < f.n; ++i) mean_g += static_cast<double>(f.gamma[i]) * f.dy[i] / static_cast<double>(f.n);
@@ -233,9 +237,12 @@ void expect_attention_gradients(const suite::AttentionMask& mask) {
     dv.insert(dv.end(), g.dv.begin(), g.dv.end());
   }
   for (std::size_t e = 0; e < f.q.size(); ++e) {
-    fd_q.push_back(derivative(f.q, e, [&] { return f.loss(); }, 1e-3f));
-    fd_k.push_back(derivative(f.k, e, [&] { return f.loss(); }, 1e-3f));
-    fd_v.push_back(derivative(f.v, e, [&] { return f.loss(); }, 1e-3f));
+    fd_q.push_back(derivative(
+        f.q, e, [&] { return f.loss(); }, 1e-3f));
+    fd_k.push_back(derivative(
+        f.k, e, [&] { return f.loss(); }, 1e-3f));
+    fd_v.push_back(derivative(
+        f.v, e, [&] { return f.loss(); }, 1e-3f));
   }
   EXPECT_TRUE(close(dq, fd_q, 1e-4)) << suite::describe(suite::compare(dq, fd_q, 1e-4, 1e-4), "dq");
   EXPECT_TRUE(close(dk, fd_k, 1e-4)) << suite::describe(suite::compare(dk, fd_k, 1e-4, 1e-4), "dk");
@@ -270,7 +277,8 @@ TEST(AttentionBackward, KeyGradientsNeedTheRightDelta) {
   const auto wrong = suite::attention_key_grads(std::span<const float>(f.k.data(), 4), std::span<const float>(f.v.data(), 4),
                                                 f.q, f.dout, lse, zeros, f.scale);
   std::vector<double> fd;
-  for (std::size_t e = 0; e < 4; ++e) fd.push_back(derivative(f.k, e, [&] { return f.loss(); }, 1e-3f));
+  for (std::size_t e = 0; e < 4; ++e) fd.push_back(derivative(
+      f.k, e, [&] { return f.loss(); }, 1e-3f));
   EXPECT_FALSE(close(wrong.dk, fd, 1e-4));
 }
 

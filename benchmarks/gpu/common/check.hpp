@@ -14,24 +14,24 @@ namespace suite {
 }  // namespace suite
 
 // SUITE_CUBLAS_CHECK(cublasLtMatmul(...)); needs <cublasLt.h> (links only cuBLASLt).
-#define SUITE_CUBLAS_CHECK(call)                                                                      \
-  do {                                                                                                \
-    const cublasStatus_t suite_status_ = (call);                                                      \
-    if (suite_status_ != CUBLAS_STATUS_SUCCESS)                                                       \
+#define SUITE_CUBLAS_CHECK(call)                                                                               \
+  do {                                                                                                         \
+    const cublasStatus_t suite_status_ = (call);                                                               \
+    if (suite_status_ != CUBLAS_STATUS_SUCCESS)                                                                \
       ::suite::fail_library_call("cuBLASLt", #call, cublasLtGetStatusName(suite_status_), __FILE__, __LINE__); \
   } while (0)
 
 // SUITE_CUDNN_CHECK(cudnnBackendFinalize(desc)); needs <cudnn.h>. cuDNN's own last-error text
 // (which usually says which attribute it rejected) is added to the message.
-#define SUITE_CUDNN_CHECK(call)                                                                 \
-  do {                                                                                          \
-    const cudnnStatus_t suite_status_ = (call);                                                 \
-    if (suite_status_ != CUDNN_STATUS_SUCCESS) {                                                \
-      char suite_detail_[512] = "";                                                             \
-      cudnnGetLastErrorString(suite_detail_, sizeof suite_detail_);                             \
-      ::suite::fail_library_call("cuDNN", #call,                                                \
-                                 std::string(cudnnGetErrorString(suite_status_)) +              \
+#define SUITE_CUDNN_CHECK(call)                                                                   \
+  do {                                                                                            \
+    const cudnnStatus_t suite_status_ = (call);                                                   \
+    if (suite_status_ != CUDNN_STATUS_SUCCESS) {                                                  \
+      char suite_detail_[512] = "";                                                               \
+      cudnnGetLastErrorString(suite_detail_, sizeof suite_detail_);                               \
+      ::suite::fail_library_call("cuDNN", #call,                                                  \
+                                 std::string(cudnnGetErrorString(suite_status_)) +                \
                                      (suite_detail_[0] ? std::string(": ") + suite_detail_ : ""), \
-                                 __FILE__, __LINE__);                                           \
-    }                                                                                           \
+                                 __FILE__, __LINE__);                                             \
+    }                                                                                             \
   } while (0)

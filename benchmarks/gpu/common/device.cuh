@@ -59,7 +59,7 @@ std::vector<T> rows_to_host(const T* matrix, std::int64_t cols, std::span<const 
   std::vector<T> host(rows.size() * static_cast<std::size_t>(cols));
   for (std::size_t i = 0; i < rows.size(); ++i)
     PITOT_GPU_CHECK(gpuMemcpy(host.data() + i * cols, matrix + rows[i] * cols, cols * sizeof(T),
-                                gpuMemcpyDeviceToHost));
+                              gpuMemcpyDeviceToHost));
   return host;
 }
 
@@ -69,7 +69,7 @@ template <class T>
 std::vector<T> strided_rows_to_host(const T* first, std::int64_t cols, std::int64_t row_stride, std::int64_t rows) {
   std::vector<T> host(static_cast<std::size_t>(rows * cols));
   PITOT_GPU_CHECK(gpuMemcpy2D(host.data(), cols * sizeof(T), first, row_stride * sizeof(T), cols * sizeof(T),
-                                static_cast<std::size_t>(rows), gpuMemcpyDeviceToHost));
+                              static_cast<std::size_t>(rows), gpuMemcpyDeviceToHost));
   return host;
 }
 

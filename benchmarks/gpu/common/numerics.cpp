@@ -40,7 +40,7 @@ Layout layout(Fp8 format) {
 std::uint16_t bf16_from_float(float x) {
   std::uint32_t u = bits_of(x);
   if (std::isnan(x)) return static_cast<std::uint16_t>((u >> 16) | 0x0040);  // keep it a (quiet) NaN
-  u += 0x7FFF + ((u >> 16) & 1);  // round to nearest, ties to even
+  u += 0x7FFF + ((u >> 16) & 1);                                             // round to nearest, ties to even
   return static_cast<std::uint16_t>(u >> 16);
 }
 
@@ -68,7 +68,7 @@ std::uint8_t fp8_from_float(float x, Fp8 format) {
   if (e < min_exponent) e = min_exponent;
   const double quantum = std::ldexp(1.0, e - f.mantissa_bits);
   double r = std::nearbyint(a / quantum) * quantum;  // the default rounding mode: ties to even
-  if (r > f.max) r = f.max;                           // saturate (inf included)
+  if (r > f.max) r = f.max;                          // saturate (inf included)
   if (r == 0) return sign;
   int exponent = std::ilogb(r);
   if (exponent < min_exponent) {  // subnormal: exponent field 0

@@ -33,9 +33,9 @@ Comparison compare(std::span<const double> got, std::span<const double> want, do
     const double allowed = atol[i] + rtol * std::fabs(want[i]);
     // NaN compares false everywhere: count it wrong and make it the worst.
     const double ratio = std::isnan(error) ? std::numeric_limits<double>::infinity()
-                         : allowed > 0    ? error / allowed
-                         : error > 0      ? std::numeric_limits<double>::infinity()
-                                          : 0.0;
+                         : allowed > 0     ? error / allowed
+                         : error > 0       ? std::numeric_limits<double>::infinity()
+                                           : 0.0;
     ++c.checked;
     if (!(error <= allowed)) ++c.wrong;
     if (!std::isnan(error)) c.max_abs_error = std::max(c.max_abs_error, error);

@@ -36,8 +36,10 @@ std::int64_t split(std::int64_t size, std::int64_t tp, std::string_view layer, c
 const std::vector<DenseModel>& dense_models() {
   // hidden, intermediate, q heads, kv heads, head dim (from each model's config.json).
   static const std::vector<DenseModel> models = {
-      {"llama3.1-8b", 4096, 14336, 32, 8, 128},   {"llama3.1-70b", 8192, 28672, 64, 8, 128},
-      {"llama3.1-405b", 16384, 53248, 128, 8, 128}, {"qwen2.5-7b", 3584, 18944, 28, 4, 128},
+      {"llama3.1-8b", 4096, 14336, 32, 8, 128},
+      {"llama3.1-70b", 8192, 28672, 64, 8, 128},
+      {"llama3.1-405b", 16384, 53248, 128, 8, 128},
+      {"qwen2.5-7b", 3584, 18944, 28, 4, 128},
       {"qwen2.5-72b", 8192, 29568, 64, 8, 128},
   };
   return models;

@@ -180,7 +180,8 @@ std::vector<std::string> Child::wait(std::chrono::milliseconds timeout) {
   bool all_closed = result_fd_ < 0 && out_fd_ < 0 && err_fd_ < 0;
   int status = 0;
   pid_t r;
-  do r = waitpid(pid_, &status, WNOHANG); while (r < 0 && errno == EINTR);
+  do r = waitpid(pid_, &status, WNOHANG);
+  while (r < 0 && errno == EINTR);
   if (r == pid_) {
     // Drain what is still buffered in the pipes before closing them.
     if (result_fd_ >= 0) read_fd(result_fd_, result_buf_, true, false);

@@ -15,11 +15,11 @@
 namespace pitot::driver {
 
 struct ChildSpec {
-  std::vector<std::string> argv;   // argv[0] is the program's path
-  bool result_channel = true;      // open the result pipe and set PITOT_RESULT_FD
-  std::size_t tail_bytes = 64 * 1024;  // how much of stdout and stderr to keep (the end)
+  std::vector<std::string> argv;            // argv[0] is the program's path
+  bool result_channel = true;               // open the result pipe and set PITOT_RESULT_FD
+  std::size_t tail_bytes = 64 * 1024;       // how much of stdout and stderr to keep (the end)
   std::size_t max_line_bytes = 256u << 20;  // a longer result line is a protocol error
-  bool keep_all_stdout = false;    // keep stdout whole (for --list --json), up to max_line_bytes
+  bool keep_all_stdout = false;             // keep stdout whole (for --list --json), up to max_line_bytes
 };
 
 // How the child ended.

@@ -214,5 +214,4 @@ PointResult skeleton(const ProgramInfo& program, const PlannedPoint& point) {
   return r;
 }
 
-
 }  // namespace pitot::driver

@@ -92,7 +92,8 @@ Spawned spawn(const SpawnSpec& spec) {
   s.err_fd = err[0];
   int error = 0;
   ssize_t n;
-  do n = read(exec_err[0], &error, sizeof error); while (n < 0 && errno == EINTR);
+  do n = read(exec_err[0], &error, sizeof error);
+  while (n < 0 && errno == EINTR);
   close_fd(exec_err[0]);
   if (n == static_cast<ssize_t>(sizeof error)) s.error = error;
   return s;

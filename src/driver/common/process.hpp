@@ -22,7 +22,9 @@ struct SpawnSpec {
 };
 
 // A step that failed before any child ran; then pid is -1, no fd is open, and errno is `error`.
-enum class SpawnFailure { none, pipe, fork };
+enum class SpawnFailure { none,
+                          pipe,
+                          fork };
 
 struct Spawned {
   SpawnFailure failed = SpawnFailure::none;

@@ -57,8 +57,8 @@ void Progress::done(const std::string& where, const PointResult& p) {
   // The live line shows the point just measured and its median: "[12/40] sort[n=1000] 6.9 us".
   point_ = p.name;
   value_ = p.status == PointStatus::Ok && p.stats ? format_seconds(p.stats->median)
-           : p.status == PointStatus::Skipped    ? "skipped"
-                                                 : "FAILED";
+           : p.status == PointStatus::Skipped     ? "skipped"
+                                                  : "FAILED";
   if (!out_) return;
   if (live_) {
     if (p.status == PointStatus::Failed) {

@@ -59,7 +59,8 @@ void setup_compare(CLI::App& root) {
       } catch (const InputError&) {
         throw InputError("--noise-prior " + *noise_prior + ": expected a percentage like 2%, or 0 (off)");
       }
-      options->format = *markdown ? Format::Markdown : *json ? Format::Json : Format::Table;
+      options->format = *markdown ? Format::Markdown : *json ? Format::Json
+                                                             : Format::Table;
       static const std::map<std::string, Color> colors = {
           {"auto", Color::Auto}, {"always", Color::Always}, {"never", Color::Never}};
       options->color = colors.at(*color);

@@ -270,7 +270,7 @@ ResultSet read_asv_results(const fs::path& file, const json* benchmarks) {
     throw InputError(fmt::format("results file {} has format version {}; pitot reads version 2 ({})", file.string(),
                                  version.dump(),
                                  version.is_number() && version.get<double>() < 2 ? "run `asv update` on it"
-                                                                                   : "written by a newer asv"));
+                                                                                  : "written by a newer asv"));
   const std::string hash = j.value("commit_hash", "");
   const std::string machine = j.contains("params") && j["params"].is_object() ? j["params"].value("machine", "") : "";
   std::string label = file.string();
@@ -325,7 +325,7 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
     static const json kNoBenchmarks = json::array();
     for (const json* prog : programs)
       for (const auto& b : prog->contains("benchmarks") && (*prog)["benchmarks"].is_array() ? (*prog)["benchmarks"]
-                                                                                           : kNoBenchmarks) {
+                                                                                            : kNoBenchmarks) {
         const std::string full = b.value("program", prog->value("program", "")) + "." + b.value("name", "");
         versions[full] = b.contains("version") ? b["version"].get<std::string>() : "";
         if (b.contains("axes") && b["axes"].is_array()) axes_of[full] = &b["axes"];
@@ -514,9 +514,10 @@ namespace {
 // gate must not pass because the head run produced nothing.
 ResultSet with_points(ResultSet set, const std::string& arg) {
   if (set.points.empty())
-    throw InputError(fmt::format("{} holds no results (no benchmark point in it): nothing to compare; was the run "
-                                 "that should have written it interrupted or filtered to nothing?",
-                                 arg));
+    throw InputError(fmt::format(
+        "{} holds no results (no benchmark point in it): nothing to compare; was the run "
+        "that should have written it interrupted or filtered to nothing?",
+        arg));
   return set;
 }
 

@@ -19,25 +19,27 @@ namespace pitot::driver::compare {
 // Bad input (missing file, unknown commit, malformed file, mismatched units) throws
 // driver::InputError: exit code 2.
 
-enum class PointState { Ok, Failed, Skipped };
+enum class PointState { Ok,
+                        Failed,
+                        Skipped };
 
 struct PointData {
   // What matches a point between base and head, the same for asv and pitot inputs: asv's unrolled
   // name, `bench_gemm.gemm_bf16(4096, 'bf16')` (the benchmark, then each value's Python repr).
   std::string key;
-  std::string display;  // the name shown: bench_gemm.gemm_bf16[M=4096, dtype='bf16']
-  std::string benchmark;  // bench_gemm.gemm_bf16 (the asv row name)
+  std::string display;                                      // the name shown: bench_gemm.gemm_bf16[M=4096, dtype='bf16']
+  std::string benchmark;                                    // bench_gemm.gemm_bf16 (the asv row name)
   std::vector<std::pair<std::string, std::string>> params;  // parameter name -> value repr, in axis order
   std::string unit = "seconds";
   std::string version;  // benchmark version; empty when unknown
   PointState state = PointState::Ok;
-  std::string reason;   // why it failed, when known
-  double value = 0;     // the median (time) or the tracked value
-  std::vector<double> samples;           // pooled over processes
-  std::vector<double> process_medians;   // one per process when the run kept them (pitot run --processes)
+  std::string reason;                   // why it failed, when known
+  double value = 0;                     // the median (time) or the tracked value
+  std::vector<double> samples;          // pooled over processes
+  std::vector<double> process_medians;  // one per process when the run kept them (pitot run --processes)
   bool has_interval = false;
   double ci_lo = 0, ci_hi = 0;  // stored 99% interval of the median; may be infinite
-  bool derived = false;  // a throughput track computed from a time point that is compared instead
+  bool derived = false;         // a throughput track computed from a time point that is compared instead
 };
 
 struct ResultSet {
@@ -68,8 +70,8 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
 
 struct DatabaseQuery {
   std::filesystem::path results_dir;
-  std::string machine;  // empty: the only one there
-  std::string env;      // empty: the only one for that commit
+  std::string machine;         // empty: the only one there
+  std::string env;             // empty: the only one for that commit
   std::filesystem::path repo;  // git repository that resolves revisions (empty: the current folder)
 };
 

@@ -174,10 +174,11 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
   std::size_t shared = 0;
   for (const auto& b : base.points) shared += head_by_key.count(b.key);
   if (shared == 0 && !base.points.empty() && !head.points.empty())
-    throw InputError(fmt::format("base and head share no point: nothing to compare (base has {} points, such as {}; "
-                                 "head has {}, such as {}). Are they runs of the same programs?",
-                                 base.points.size(), base.points.front().display, head.points.size(),
-                                 head.points.front().display));
+    throw InputError(fmt::format(
+        "base and head share no point: nothing to compare (base has {} points, such as {}; "
+        "head has {}, such as {}). Are they runs of the same programs?",
+        base.points.size(), base.points.front().display, head.points.size(),
+        head.points.front().display));
   std::map<std::string, bool> in_base;
   for (const auto& b : base.points) {
     in_base[b.key] = true;
@@ -202,7 +203,8 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
     } else if (b.state == PointState::Failed && h.state == PointState::Failed) {
       r.still_failing.push_back({b.display, h.reason});
     } else if (!base_ok || !head_ok) {
-      const char* where = base_ok ? "head" : head_ok ? "base" : "both";
+      const char* where = base_ok ? "head" : head_ok ? "base"
+                                                     : "both";
       r.not_comparable.push_back({b.display, fmt::format("skipped in {}: {}", where, base_ok ? h.reason : b.reason)});
     } else if (!b.version.empty() && !h.version.empty() && b.version != h.version) {
       r.not_comparable.push_back({b.display, fmt::format("benchmark version changed ({} -> {})", b.version, h.version)});
@@ -258,13 +260,16 @@ std::string summary_line(const Report& r) {
 std::string render_table(const Report& r, bool color, bool only_changed) {
   auto paint = [&](const std::string& text, Verdict v) {
     if (!color) return text;
-    const char* code = v == Verdict::Slower ? "31;1" : v == Verdict::Faster ? "32" : v == Verdict::Inconclusive ? "33" : nullptr;
+    const char* code = v == Verdict::Slower ? "31;1" : v == Verdict::Faster     ? "32"
+                                                   : v == Verdict::Inconclusive ? "33"
+                                                                                : nullptr;
     return code ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
   };
   std::string out = fmt::format("base: {}\nhead: {}\n", r.base_label, r.head_label);
-  out += fmt::format("threshold ±{}, {} intervals of the ratio head/base per point, widened to the run-to-run "
-                     "noise floor (noise: its half-width and source)\n\n",
-                     percent(r.options.threshold), percent(r.options.confidence));
+  out += fmt::format(
+      "threshold ±{}, {} intervals of the ratio head/base per point, widened to the run-to-run "
+      "noise floor (noise: its half-width and source)\n\n",
+      percent(r.options.threshold), percent(r.options.confidence));
   const auto rows = visible_rows(r, only_changed);
   if (!rows.empty()) {
     std::vector<std::vector<std::string>> cells;
@@ -318,14 +323,16 @@ std::string render_markdown(const Report& r, bool only_changed, std::size_t limi
   const int code = report_exit_code(r);
   std::string out = fmt::format("### pitot compare: {}\n\n", code ? "regression found" : "no confirmed regression");
   out += fmt::format("**{}**\n\n", summary_line(r));
-  out += fmt::format("Base `{}`, head `{}`. A verdict needs the whole {} interval of the ratio head/base "
-                     "beyond ±{}; each interval is at least as wide as the point's run-to-run noise "
-                     "(*noise*: from the spread of its process medians, its history in the database, or the "
-                     "prior for one process a side). A change within it is within run-to-run noise.\n\n",
-                     markdown_escape(r.base_label), markdown_escape(r.head_label), percent(r.options.confidence),
-                     percent(r.options.threshold));
-  const std::string header = "| verdict | benchmark | ratio | interval | noise | base | head | note |\n"
-                             "|---|---|---:|---|---|---:|---:|---|\n";
+  out += fmt::format(
+      "Base `{}`, head `{}`. A verdict needs the whole {} interval of the ratio head/base "
+      "beyond ±{}; each interval is at least as wide as the point's run-to-run noise "
+      "(*noise*: from the spread of its process medians, its history in the database, or the "
+      "prior for one process a side). A change within it is within run-to-run noise.\n\n",
+      markdown_escape(r.base_label), markdown_escape(r.head_label), percent(r.options.confidence),
+      percent(r.options.threshold));
+  const std::string header =
+      "| verdict | benchmark | ratio | interval | noise | base | head | note |\n"
+      "|---|---|---:|---|---|---:|---:|---|\n";
   auto line = [&](const Row* row) {
     const auto& c = row->comparison;
     return fmt::format("| {} | `{}` | {} | {} | {} | {} | {} | {} |\n", marker(c.verdict),
@@ -431,9 +438,10 @@ std::string render_markdown(const Report& r, bool only_changed, std::size_t limi
     }
     std::string joined;
     for (std::size_t i = 0; i < parts.size(); ++i) joined += (i ? ", " : "") + parts[i];
-    out += fmt::format("*{} rows left out to stay under GitHub's comment limit ({}){}. The full report: "
-                       "`pitot compare --json`, or the job log.*\n",
-                       total, joined, left_out_slower ? "" : "; every slower and newly failing point is above");
+    out += fmt::format(
+        "*{} rows left out to stay under GitHub's comment limit ({}){}. The full report: "
+        "`pitot compare --json`, or the job log.*\n",
+        total, joined, left_out_slower ? "" : "; every slower and newly failing point is above");
   }
   return out;
 }

@@ -28,16 +28,16 @@ struct Listed {
 struct Report {
   std::string base_label, head_label;
   MethodOptions options;
-  std::vector<Row> rows;           // compared points, by severity (slower, inconclusive, faster, unchanged), then effect
-  std::vector<Listed> failed;      // ok in base, failed in head: counts as a regression
-  std::vector<Listed> fixed;       // failed in base, ok in head
+  std::vector<Row> rows;       // compared points, by severity (slower, inconclusive, faster, unchanged), then effect
+  std::vector<Listed> failed;  // ok in base, failed in head: counts as a regression
+  std::vector<Listed> fixed;   // failed in base, ok in head
   std::vector<Listed> still_failing;
-  std::vector<Listed> added;       // only in head
-  std::vector<Listed> removed;     // only in base
+  std::vector<Listed> added;           // only in head
+  std::vector<Listed> removed;         // only in base
   std::vector<Listed> not_comparable;  // benchmark version changed, or skipped on a side
-  int derived_tracks = 0;          // throughput tracks folded into their time points
-  int dropped = 0;                 // non-positive or non-finite samples and medians ignored
-  int history_files = 0;           // results files the noise floors were learned from
+  int derived_tracks = 0;              // throughput tracks folded into their time points
+  int dropped = 0;                     // non-positive or non-finite samples and medians ignored
+  int history_files = 0;               // results files the noise floors were learned from
 
   int count(Verdict v) const;
   // Geometric mean over the compared points of head/base time ratios (throughput ratios turned

@@ -9,11 +9,15 @@
 
 namespace pitot::driver::compare {
 
-enum class Format { Table, Markdown, Json };
-enum class Color { Auto, Always, Never };
+enum class Format { Table,
+                    Markdown,
+                    Json };
+enum class Color { Auto,
+                   Always,
+                   Never };
 
 struct CompareOptions {
-  std::string base, head;            // files, or commits in the results database
+  std::string base, head;             // files, or commits in the results database
   std::filesystem::path results_dir;  // empty: the config's results_dir, else ./asv-results
   std::filesystem::path config;       // asv.conf.json or its folder (empty: as pitot run finds one)
   std::string machine, env;

@@ -61,7 +61,7 @@ std::vector<double> exact_u_cdf(int n, int m) {
       const double pb = double(j) / (i + j), pa = double(i) / (i + j);
       const auto& left = cur[j - 1];  // (i, j-1): the largest was a b, adding i to U
       for (std::size_t u = 0; u < left.size(); ++u) pmf[u + i] += pb * left[u];
-      const auto& up = prev[j];       // (i-1, j): the largest was an a
+      const auto& up = prev[j];  // (i-1, j): the largest was an a
       for (std::size_t u = 0; u < up.size(); ++u) pmf[u] += pa * up[u];
       cur[j] = std::move(pmf);
     }

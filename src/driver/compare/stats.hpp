@@ -11,7 +11,10 @@ namespace pitot::driver::compare {
 
 // What a point did between base and head, from the user's side: "slower" means worse
 // (more seconds, or less throughput), whatever the unit.
-enum class Verdict { Slower, Faster, Unchanged, Inconclusive };
+enum class Verdict { Slower,
+                     Faster,
+                     Unchanged,
+                     Inconclusive };
 const char* verdict_name(Verdict v);
 
 // Which evidence a verdict rests on.
@@ -68,9 +71,9 @@ struct Comparison {
   // (percent of the ratio at the chosen confidence; NaN when there is none).
   NoiseSource noise = NoiseSource::None;
   double noise_percent = std::numeric_limits<double>::quiet_NaN();
-  int history_runs = 0;  // runs the history floor was learned from
+  int history_runs = 0;                        // runs the history floor was learned from
   int base_processes = 0, head_processes = 0;  // processes per side (0: unknown)
-  int dropped = 0;       // non-positive or non-finite samples and medians ignored
+  int dropped = 0;                             // non-positive or non-finite samples and medians ignored
 };
 
 // --- building blocks, on sorted data -------------------------------------------------------

@@ -14,13 +14,13 @@ class Profiler;  // profiler.hpp
 
 // Everything the user chose on the command line.
 struct Options {
-  std::string program;                 // a path, or a program name from <build-dir>/pitot-manifest.json
+  std::string program;                    // a path, or a program name from <build-dir>/pitot-manifest.json
   std::vector<std::string> program_args;  // given after `--`, passed to the program as they are
   std::string build_dir = ".";
   std::string filter;
   std::vector<std::string> axes;
-  const Profiler* tool = nullptr;      // --tool, parsed into its plug-in (profiler_named)
-  std::string output;                  // the zip; default <program>-<tool>.zip
+  const Profiler* tool = nullptr;  // --tool, parsed into its plug-in (profiler_named)
+  std::string output;              // the zip; default <program>-<tool>.zip
   std::uint64_t max_bytes = 8'000'000;
   std::string tool_path;
   std::string ncu_set = "full";

@@ -28,9 +28,9 @@ struct Artifact {
   std::string kind;              // report, trace, summary, stream, code-object, ...
   std::string description;
   int rank = kEssential;
-  bool store = false;            // already compressed: stored, not deflated
-  std::uint64_t bytes = 0;       // on disk
-  std::uint64_t packed = 0;      // estimated size inside the zip
+  bool store = false;        // already compressed: stored, not deflated
+  std::uint64_t bytes = 0;   // on disk
+  std::uint64_t packed = 0;  // estimated size inside the zip
 };
 
 struct Dropped {
@@ -41,8 +41,8 @@ struct Dropped {
 struct PackagePlan {
   std::vector<Artifact> kept;
   std::vector<Dropped> dropped;
-  std::uint64_t estimate = 0;     // estimated zip size of `kept`
-  bool essential_fits = true;     // false: even the essential artifacts exceed the budget
+  std::uint64_t estimate = 0;  // estimated zip size of `kept`
+  bool essential_fits = true;  // false: even the essential artifacts exceed the budget
 };
 
 // Fills bytes and packed (deflate-compressing the file once to count, or its size when stored).

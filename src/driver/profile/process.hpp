@@ -15,12 +15,12 @@ namespace pitot::driver::profile {
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
 struct ProcessSpec {
-  std::vector<std::string> argv;  // argv[0] is a path; it is executed as given (no PATH search)
-  EnvList env;                    // set on top of the driver's own environment
-  std::filesystem::path cwd;      // empty: the driver's working directory
+  std::vector<std::string> argv;                   // argv[0] is a path; it is executed as given (no PATH search)
+  EnvList env;                                     // set on top of the driver's own environment
+  std::filesystem::path cwd;                       // empty: the driver's working directory
   std::filesystem::path stdout_path, stderr_path;  // where the streams go (empty: discarded)
   std::uint64_t stream_cap_bytes = 256ull << 20;   // bytes kept per stream; the rest is counted, not kept
-  double timeout_seconds = 0;     // 0: no limit
+  double timeout_seconds = 0;                      // 0: no limit
   const std::atomic<bool>* interrupt = nullptr;    // set (e.g. by SIGINT): end the child like a timeout
 };
 
@@ -33,8 +33,8 @@ struct ProcessEnd {
   bool timed_out = false;
   bool interrupted = false;
   double wall_seconds = 0;
-  std::uint64_t stdout_bytes = 0, stderr_bytes = 0;      // bytes the child wrote
-  std::uint64_t stdout_cut = 0, stderr_cut = 0;          // bytes not kept (over the cap)
+  std::uint64_t stdout_bytes = 0, stderr_bytes = 0;  // bytes the child wrote
+  std::uint64_t stdout_cut = 0, stderr_cut = 0;      // bytes not kept (over the cap)
   bool ok() const { return started && exited && code == 0 && !timed_out && !interrupted; }
   std::string describe() const;  // "exited with code 0", "killed by signal 9 (SIGKILL) after the 30 s timeout"
 };

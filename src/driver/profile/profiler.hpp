@@ -42,8 +42,8 @@ struct Followup {
 // What a tool left in the working folder, for the zip, the summary and the manifest.
 struct Collected {
   std::vector<Artifact> artifacts;
-  std::string summary;                    // the tool's lines in summary.txt (may be empty)
-  std::vector<std::string> notes;         // for the manifest's and the summary's notes
+  std::string summary;                                 // the tool's lines in summary.txt (may be empty)
+  std::vector<std::string> notes;                      // for the manifest's and the summary's notes
   nlohmann::json manifest = nlohmann::json::object();  // extra manifest.json keys (cupti: "trace")
 };
 

@@ -30,8 +30,8 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 extern "C" void on_profile_interrupt(int) { g_interrupted = true; }
 
-constexpr std::uint64_t kTailBytes = 64 * 1024;        // stream tails that always go into the zip
-constexpr std::uint64_t kStreamReadBytes = 4u << 20;   // of each stream, read for the summary
+constexpr std::uint64_t kTailBytes = 64 * 1024;       // stream tails that always go into the zip
+constexpr std::uint64_t kStreamReadBytes = 4u << 20;  // of each stream, read for the summary
 
 void write_file(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
@@ -322,10 +322,7 @@ json exit_json(const ProcessEnd& end) {
 }
 
 json options_json(const Options& o) {
-  return {{"filter", o.filter},         {"axis", o.axes},           {"ncu_set", o.ncu_set},
-          {"clock_control", o.clock_control}, {"code_objects", o.code_objects},
-          {"max_size_bytes", o.max_bytes}, {"timeout_seconds", o.timeout_seconds},
-          {"tool_args", o.tool_args},   {"program_args", o.program_args}};
+  return {{"filter", o.filter}, {"axis", o.axes}, {"ncu_set", o.ncu_set}, {"clock_control", o.clock_control}, {"code_objects", o.code_objects}, {"max_size_bytes", o.max_bytes}, {"timeout_seconds", o.timeout_seconds}, {"tool_args", o.tool_args}, {"program_args", o.program_args}};
 }
 
 }  // namespace
@@ -365,7 +362,8 @@ std::string summary_text(const Session& s, const PackagePlan& plan, const fs::pa
   out << "command: " << join_command(s.command.argv) << "\n";
   out << fmt::format("result: {} in {:.1f} s{}\n", s.end.describe(), s.end.wall_seconds, s.failed() ? "  << FAILED" : "");
   out << fmt::format("points ({}):\n{}", s.points.size(), describe_points(s.points));
-  if (!s.collected.summary.empty()) out << "\n" << s.collected.summary;
+  if (!s.collected.summary.empty()) out << "\n"
+                                        << s.collected.summary;
   out << "\npackage: " << plan.kept.size() << " file(s)";
   if (!plan.dropped.empty()) {
     out << "; left out to fit " << format_bytes(s.o.max_bytes) << ":\n";
@@ -376,10 +374,12 @@ std::string summary_text(const Session& s, const PackagePlan& plan, const fs::pa
   if (kept_dir) out << "the full folder, report included, is kept at " << kept_dir->string() << "\n";
   for (const auto& n : s.notes) out << "note: " << n.get<std::string>() << "\n";
   const std::string err_tail = last_lines(s.streams.err_filtered, s.failed() ? 40 : 10);
-  if (!err_tail.empty()) out << "\nstderr (profiler lines removed), last lines:\n" << err_tail;
+  if (!err_tail.empty()) out << "\nstderr (profiler lines removed), last lines:\n"
+                             << err_tail;
   if (s.failed()) {
     const std::string out_tail = last_lines(s.streams.out_filtered, 20);
-    if (!out_tail.empty()) out << "\nstdout (profiler lines removed), last lines:\n" << out_tail;
+    if (!out_tail.empty()) out << "\nstdout (profiler lines removed), last lines:\n"
+                               << out_tail;
   }
   return out.str();
 }

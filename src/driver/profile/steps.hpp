@@ -33,16 +33,16 @@ struct Session {
   const Profiler& tool;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::filesystem::path program, tool_exe, zip;
-  nlohmann::json list;            // the program's --list --json answer for the selection
+  nlohmann::json list;  // the program's --list --json answer for the selection
   Layout layout;
-  bool keep_work = false;         // the working folder stays on disk
-  std::string version;            // the tool's
-  ToolCommand command;            // the profiled run
+  bool keep_work = false;  // the working folder stays on disk
+  std::string version;     // the tool's
+  ToolCommand command;     // the profiled run
   ProcessEnd end;
   std::vector<Artifact> artifacts;
-  Collected collected;            // the tool's summary lines and manifest keys (its artifacts are in `artifacts`)
+  Collected collected;  // the tool's summary lines and manifest keys (its artifacts are in `artifacts`)
   nlohmann::json notes = nlohmann::json::array();
-  nlohmann::json results;         // the program's --json results, or null
+  nlohmann::json results;                           // the program's --json results, or null
   nlohmann::json points = nlohmann::json::array();  // as reported, else as selected
   Streams streams;
 

@@ -137,7 +137,8 @@ TraceStats merge_cupti_traces(const std::vector<fs::path>& inputs, const fs::pat
         continue;
       }
       s.gpu_us += dur;
-      (cat == "kernel" ? s.kernels : cat == "memcpy" ? s.memcpys : s.memsets)++;
+      (cat == "kernel" ? s.kernels : cat == "memcpy" ? s.memcpys
+                                                     : s.memsets)++;
       work.emplace_back(e.value("name", ""), dur);
     }
     std::sort(work.begin(), work.end(), [](const auto& a, const auto& b) { return a.second > b.second; });

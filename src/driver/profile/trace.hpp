@@ -14,20 +14,20 @@ namespace pitot::driver::profile {
 
 // What one point's range held, for the summary.
 struct RangeSummary {
-  std::string name;            // the point name (without "pitot:")
+  std::string name;  // the point name (without "pitot:")
   int pid = 0;
-  double wall_us = 0;          // the range's host duration
+  double wall_us = 0;  // the range's host duration
   int kernels = 0, memcpys = 0, memsets = 0;
-  double gpu_us = 0;           // summed device time of the work launched inside the range
+  double gpu_us = 0;                                // summed device time of the work launched inside the range
   std::vector<std::pair<std::string, double>> top;  // longest device activities: name, µs
 };
 
 struct TraceStats {
-  int files = 0;               // per-process traces read
+  int files = 0;  // per-process traces read
   int processes = 0;
   std::uint64_t events = 0;
   int kernels = 0, memcpys = 0, memsets = 0, api_calls = 0, ranges = 0;
-  std::uint64_t broken_lines = 0;   // lines that were not complete events (a process cut short)
+  std::uint64_t broken_lines = 0;     // lines that were not complete events (a process cut short)
   std::uint64_t dropped_records = 0;  // records CUPTI reported as lost
   std::vector<RangeSummary> points;
   nlohmann::json process_info = nlohmann::json::array();

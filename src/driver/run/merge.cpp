@@ -88,9 +88,11 @@ AsvColumns merge_row(const AsvColumns& out, const AsvColumns& in) {
     merged[c] = any ? list : json(nullptr);
   }
   json sa = get(out, "started_at"), sb = get(in, "started_at");
-  merged["started_at"] = sa.is_null() ? sb : sb.is_null() ? sa : json(std::min(sa.get<std::int64_t>(), sb.get<std::int64_t>()));
+  merged["started_at"] = sa.is_null() ? sb : sb.is_null() ? sa
+                                                          : json(std::min(sa.get<std::int64_t>(), sb.get<std::int64_t>()));
   json da = get(out, "duration"), db = get(in, "duration");
-  merged["duration"] = da.is_null() ? db : db.is_null() ? da : json(da.get<double>() + db.get<double>());
+  merged["duration"] = da.is_null() ? db : db.is_null() ? da
+                                                        : json(da.get<double>() + db.get<double>());
   return merged;
 }
 

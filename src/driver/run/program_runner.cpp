@@ -69,8 +69,7 @@ ProgramRunner::ProgramRunner(RunnerSettings settings, const ProgramInfo& program
                              const std::vector<const PlannedPoint*>& points, RunnerOutput& out,
                              const std::atomic<bool>& interrupted, StartChild start,
                              std::function<SteadyClock::time_point()> now)
-    : settings_(std::move(settings)), program_(program), out_(out), interrupted_(interrupted),
-      start_(std::move(start)), now_(std::move(now)), where_(where_of(program, settings_.device)) {
+    : settings_(std::move(settings)), program_(program), out_(out), interrupted_(interrupted), start_(std::move(start)), now_(std::move(now)), where_(where_of(program, settings_.device)) {
   for (const auto* p : points) {
     by_id_[p->id] = p;
     unreported_.insert(p->id);
@@ -276,17 +275,19 @@ std::string ProgramRunner::interleaved_timeout(const Batch& batch, const Watch& 
   for (const auto& [id, at] : watch.started_at) {
     const double share = static_cast<double>(window) * timeout_of(id);
     if (seconds_between(at, now) > share + grace)
-      return fmt::format("timed out: {} did not finish within {} s of its start ({} interleaved points x {}; {} s of "
-                         "grace)",
-                         name_of(id), share, window, timeout_source(id), grace);
+      return fmt::format(
+          "timed out: {} did not finish within {} s of its start ({} interleaved points x {}; {} s of "
+          "grace)",
+          name_of(id), share, window, timeout_source(id), grace);
   }
   // (3) Without start messages: some point must finish within W x the longest timeout.
   const double limit = window * longest;
   const double allowed = limit + (a.got_any ? grace : settings_.startup_grace_seconds);
   if (longest > 0 && waited > allowed)
-    return fmt::format("timed out: no point finished within {} s ({} interleaved points x the longest timeout, {}; "
-                       "{} s of grace{})",
-                       limit, window, timeout_source(longest_id), allowed - limit, a.got_any ? "" : " for process start-up");
+    return fmt::format(
+        "timed out: no point finished within {} s ({} interleaved points x the longest timeout, {}; "
+        "{} s of grace{})",
+        limit, window, timeout_source(longest_id), allowed - limit, a.got_any ? "" : " for process start-up");
   return "";
 }
 
@@ -380,7 +381,8 @@ void ProgramRunner::fail_all(const std::vector<int>& ids, const std::string& rea
     r.reason = reason;
     // asv shows when a row was measured; a failed point alone must not say 1970.
     r.started_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch()).count();
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
     failed.push_back(std::move(r));
   }
   out_.record(std::move(failed));

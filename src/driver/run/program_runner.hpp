@@ -49,10 +49,10 @@ class RunnerOutput {
 };
 
 struct RunnerSettings {
-  double timeout = 0;                  // --timeout S for every point; 0: each benchmark's own
-  int interleave = 8;                  // points a child samples at once; 1: one after another
+  double timeout = 0;                     // --timeout S for every point; 0: each benchmark's own
+  int interleave = 8;                     // points a child samples at once; 1: one after another
   std::vector<std::string> program_args;  // given to every child: --axis, engine knobs, --timing...
-  std::optional<int> device;           // --device N
+  std::optional<int> device;              // --device N
   // How long a point may run past its timeout (message and scheduling delays), and, before a
   // child's first message, the allowance for process start and device init instead.
   double point_grace_seconds = 2;
@@ -95,9 +95,9 @@ class ProgramRunner {
   // The watchdog's view of one child: when each started point began, what was said last.
   struct Watch {
     std::set<int> asked;
-    SteadyClock::time_point last;                  // the last message
+    SteadyClock::time_point last;                       // the last message
     std::map<int, SteadyClock::time_point> started_at;  // started, not yet reported
-    int last_started = -1;                          // the last message was this point's "start"
+    int last_started = -1;                              // the last message was this point's "start"
   };
 
   // The steps of run().

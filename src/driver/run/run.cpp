@@ -41,7 +41,10 @@ std::atomic<bool> g_interrupted{false};
 extern "C" void on_interrupt(int) { g_interrupted = true; }
 
 // --progress: a live line on a terminal (auto), always (live), a line per point (plain), or nothing.
-enum class ProgressMode { Auto, Live, Plain, None };
+enum class ProgressMode { Auto,
+                          Live,
+                          Plain,
+                          None };
 const std::vector<std::pair<std::string, ProgressMode>> kProgressModes = {
     {"auto", ProgressMode::Auto}, {"live", ProgressMode::Live}, {"plain", ProgressMode::Plain}, {"none", ProgressMode::None}};
 
@@ -59,9 +62,9 @@ struct RunOptions {
   ProgressMode progress = ProgressMode::Auto;
   int interleave = 8;
   bool no_interleave = false;
-  int processes = 1;  // each program runs this many times, alternated; samples pooled per point
+  int processes = 1;                               // each program runs this many times, alternated; samples pooled per point
   std::map<std::string, std::string> passthrough;  // engine knobs for the programs, checked as they check them
-  std::optional<Timing> timing;                     // --timing and --clock, for the programs
+  std::optional<Timing> timing;                    // --timing and --clock, for the programs
   std::optional<GpuClock> clock;
 };
 
@@ -132,7 +135,7 @@ class Sink {
   int processes_ = 1;
   std::vector<PointResult> all_;
   std::map<std::string, std::vector<PointResult>> runs_;  // with processes: each point's runs so far
-  std::map<std::string, PointResult> merged_;              // ... and their pool
+  std::map<std::string, PointResult> merged_;             // ... and their pool
   bool fatal_ = false;
   std::string fatal_message_;
 };
@@ -340,16 +343,17 @@ void announce(Progress& progress, const RunOptions& o, const std::vector<Program
   const AsvRun& r = db.runs.begin()->second;
   // Only CUDA programs can time with the kernel clock: name its env only when one is here.
   const bool kernel_clock = o.env.empty() && std::any_of(programs.begin(), programs.end(), [](const ProgramInfo& p) {
-    return p.list.backend == "cuda";
-  });
+                              return p.list.backend == "cuda";
+                            });
   progress.note(fmt::format("pitot: {} point{} of {} program{} -> {} (machine {}, commit {}, env {}{})", points,
                             points == 1 ? "" : "s", programs.size(), programs.size() == 1 ? "" : "s", db.dir->string(),
                             r.machine, r.commit_hash.substr(0, 8), r.env_name,
                             kernel_clock ? fmt::format("; kernel-clock rows: {}{}", r.env_name, kKernelClockEnvSuffix) : ""));
   const auto build = r.requirements.find("build_type");
   if (build != r.requirements.end() && (build->second == "unoptimized" || build->second == "Debug"))
-    progress.note("pitot: WARNING: the programs were built without optimization: their times are not those of an "
-                  "optimized build. Configure them with -DCMAKE_BUILD_TYPE=Release.");
+    progress.note(
+        "pitot: WARNING: the programs were built without optimization: their times are not those of an "
+        "optimized build. Configure them with -DCMAKE_BUILD_TYPE=Release.");
 }
 
 // What every child of this run is given besides its points: --axis, the engine knobs, --timing
@@ -479,17 +483,16 @@ void setup(CLI::App& root) {
   const char* const passed = "Passed to every program (see its --help)";
   auto add_knobs = [&](const std::vector<std::pair<const char*, CLI::Validator>>& knobs) {
     for (const auto& [flag, check] : knobs)
-      cmd->add_option_function<std::string>(flag, [o, flag = flag](const std::string& v) { o->passthrough[flag] = v; },
-                                            passed)
+      cmd->add_option_function<std::string>(
+             flag, [o, flag = flag](const std::string& v) { o->passthrough[flag] = v; },
+             passed)
           ->check(check);
   };
-  add_knobs({{"--warmup", cli::non_negative()},        {"--min-samples", CLI::Range(2, 100000000)},
-             {"--min-time", cli::non_negative()},      {"--max-time", cli::positive()},
-             {"--max-samples", CLI::Range(1, 100000000)}, {"--ci-target", cli::positive()},
-             {"--batch-time", cli::positive()},        {"--min-sample-time", cli::non_negative()},
-             {"--seed", CLI::NonNegativeNumber}});
-  cli::add_timing_option(*cmd, [o](Timing t) { o->timing = t; }, passed);
-  cli::add_clock_option(*cmd, [o](GpuClock c) { o->clock = c; }, passed);
+  add_knobs({{"--warmup", cli::non_negative()}, {"--min-samples", CLI::Range(2, 100000000)}, {"--min-time", cli::non_negative()}, {"--max-time", cli::positive()}, {"--max-samples", CLI::Range(1, 100000000)}, {"--ci-target", cli::positive()}, {"--batch-time", cli::positive()}, {"--min-sample-time", cli::non_negative()}, {"--seed", CLI::NonNegativeNumber}});
+  cli::add_timing_option(
+      *cmd, [o](Timing t) { o->timing = t; }, passed);
+  cli::add_clock_option(
+      *cmd, [o](GpuClock c) { o->clock = c; }, passed);
   add_knobs({{"--graph-launches", CLI::Range(0, 1000000)}, {"--throttle-ratio", cli::within(0.0, 1.0)}});
   cmd->callback([o] { run_guarded("run", [&] { return run_command(*o); }); });
 }

@@ -39,7 +39,8 @@ class Cupti final : public Profiler {
     for (const auto& c : candidates) looked += "\n  " + c.string();
     throw ToolError(std::string("cupti: pitot's CUPTI tracer (") + kLibrary +
                     ") was not found; it is built with the CUDA backend. "
-                    "Give its path with --tool-path or PITOT_CUPTI_LIBRARY. Looked in:" + looked);
+                    "Give its path with --tool-path or PITOT_CUPTI_LIBRARY. Looked in:" +
+                    looked);
   }
 
   std::string version(const fs::path&) const override { return "pitot-cupti"; }
@@ -77,9 +78,7 @@ class Cupti final : public Profiler {
                                     trace.broken_lines));
     if (trace.dropped_records > 0)
       c.notes.push_back(fmt::format("CUPTI reported {} activity record(s) lost", trace.dropped_records));
-    c.manifest["trace"] = {{"processes", trace.processes}, {"events", trace.events},   {"kernels", trace.kernels},
-                           {"memcpys", trace.memcpys},     {"memsets", trace.memsets}, {"api_calls", trace.api_calls},
-                           {"nvtx_ranges", trace.ranges}};
+    c.manifest["trace"] = {{"processes", trace.processes}, {"events", trace.events}, {"kernels", trace.kernels}, {"memcpys", trace.memcpys}, {"memsets", trace.memsets}, {"api_calls", trace.api_calls}, {"nvtx_ranges", trace.ranges}};
     return c;
   }
 

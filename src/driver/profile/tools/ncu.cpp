@@ -24,8 +24,8 @@ class Ncu final : public Profiler {
                       const Layout& layout) const override {
     ToolCommand c;
     c.argv = {exe.string(),
-              "--target-processes", "all",          // child processes too
-              "--profile-from-start", "off",        // nothing before the first cudaProfilerStart
+              "--target-processes", "all",                  // child processes too
+              "--profile-from-start", "off",                // nothing before the first cudaProfilerStart
               "--nvtx", "--nvtx-include", kNcuNvtxInclude,  // only launches inside pitot's point ranges
               "--set", o.ncu_set,
               "--clock-control", o.clock_control,
@@ -40,9 +40,13 @@ class Ncu final : public Profiler {
   std::vector<Followup> followups(const fs::path& exe, const Layout& layout) const override {
     const fs::path dir = layout.profile_dir(), report = dir / "report.ncu-rep";
     return {{{exe.string(), "--import", report.string(), "--page", "details", "--print-details", "body"},
-             report, dir / "ncu-details.txt", "ncu details page (section tables per kernel)"},
+             report,
+             dir / "ncu-details.txt",
+             "ncu details page (section tables per kernel)"},
             {{exe.string(), "--import", report.string(), "--page", "raw", "--csv"},
-             report, dir / "ncu-raw.csv", "ncu raw metrics, one row per kernel (CSV)"}};
+             report,
+             dir / "ncu-raw.csv",
+             "ncu raw metrics, one row per kernel (CSV)"}};
   }
 
   Collected collect(const Options&, const Layout& layout) const override {

@@ -39,7 +39,9 @@ class Nsys final : public Profiler {
               "--report", "cuda_gpu_kern_sum", "--report", "cuda_gpu_mem_time_sum",
               "--report", "cuda_api_sum", "--report", "nvtx_sum",
               "--output", (dir / "stats").string(), report.string()},
-             report, dir / "nsys-stats.log", "nsys stats (CSV per report)"}};
+             report,
+             dir / "nsys-stats.log",
+             "nsys stats (CSV per report)"}};
   }
 
   Collected collect(const Options&, const Layout& layout) const override {
