@@ -190,4 +190,9 @@ double waves(std::uint64_t blocks, int threads_per_block, int registers_per_thre
   return static_cast<double>(blocks) / static_cast<double>(per_sm * limits.sm_count);
 }
 
+bool events_see_unmatched_work(double span_seconds, double event_seconds) {
+  if (!(span_seconds > 0) || !(event_seconds > 0)) return false;
+  return event_seconds - span_seconds > std::max(10e-6, 0.25 * span_seconds);
+}
+
 }  // namespace pitot::kernel_clock

@@ -20,10 +20,7 @@
 
 namespace pitot::kernel_clock {
 
-enum class Kind { Kernel,
-                  Memcpy,
-                  Memset,
-                  ExternalCorrelation };
+enum class Kind { Kernel, Memcpy, Memset, ExternalCorrelation };
 const char* kind_name(Kind kind);  // "kernel", "memcpy", "memset", "external_correlation"
 // A kernel's name as C++ wrote it (the record holds the mangled name); unchanged if not mangled.
 std::string demangle(const std::string& name);
@@ -108,6 +105,13 @@ struct DeviceLimits {
 // in several waves. 0 when the limits are unknown.
 double waves(std::uint64_t blocks, int threads_per_block, int registers_per_thread, std::uint64_t shared_bytes_per_block,
              const DeviceLimits& limits);
+
+// Whether the events around the launches saw much more device time than the kernel clock did, per
+// launch (medians of warm-up samples): work queued from another thread (torch's autograd runs the
+// backward on its own thread) carries no correlation id the clock can match, so the clock sees only
+// part of the launch. The margin (10 us, or a quarter of the span) leaves out what the event pair
+// adds by itself (launch processing, a few microseconds at most).
+bool events_see_unmatched_work(double span_seconds, double event_seconds);
 
 // Time of one sample (or batch): spans and busy times averaged over its launches.
 struct Summary {

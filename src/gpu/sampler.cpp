@@ -11,6 +11,7 @@
 
 #include <pitot/benchmark.hpp>
 
+#include "core/stats.hpp"
 #include "gpu/activity.hpp"
 #include "gpu/error.hpp"
 // The backend's DeviceKit and HostSignals.
@@ -29,6 +30,12 @@ std::atomic<std::uint64_t> next_activity_id{1};
 // After a batch's synchronize its records are complete, but may come in a later buffer.
 constexpr int kFlushRetries = 20;
 constexpr auto kFlushRetryWait = std::chrono::microseconds(100);
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  return quantile_sorted(v, 0.5);
+}
 }  // namespace
 
 void set_profiling(bool on) { profiling_now = on; }
@@ -128,10 +135,17 @@ void DeviceSampler::warmup(double warmup_seconds, double min_sample_seconds) {
   PITOT_GPU_TRY(gpuStreamSynchronize(stream_));
   size_sample(min_sample_seconds);
   if (mode_ == Mode::Graph) capture_graph();
+  std::vector<double> spans;
   do {
-    (void)sample();
+    spans.push_back(sample().seconds);
   } while (std::chrono::duration<double>(clock::now() - start).count() < warmup_seconds);
-  if (kernel_clock() && !clock_forced_ && max_waves_ > 1) {
+  if (kernel_clock() && !clock_forced_ && kernel_clock::events_see_unmatched_work(median_of(spans), median_of(event_samples_))) {
+    declined_ = "the events around each launch saw more device time than the kernel clock matched to it (work "
+                "queued from another thread, such as autograd's backward, is invisible to the kernel clock): timed "
+                "with events (--clock kernel forces the kernel clock)";
+    clock_ = Clock::Events;
+    (void)sample();
+  } else if (kernel_clock() && !clock_forced_ && max_waves_ > 1) {
     char waves[32];
     std::snprintf(waves, sizeof waves, "%.1f", max_waves_);
     declined_ = kernel_clock::demangle(widest_) + " runs " + waves +

@@ -223,3 +223,15 @@ TEST(KernelClock, LaunchKeepsItsWidestKernel) {
   EXPECT_EQ(launches[0].widest, "wide");
   EXPECT_DOUBLE_EQ(launches[0].span_ns, 850);
 }
+
+TEST(KernelClock, EventsSeeingUnmatchedWorkDeclineTheClock) {
+  using pitot::kernel_clock::events_see_unmatched_work;
+  // Autograd on the H200: the clock matched the forward (0.605 ms), the events saw the whole pass.
+  EXPECT_TRUE(events_see_unmatched_work(0.605e-3, 1.82e-3));
+  // The event pair's own launch processing around a tiny kernel is no reason to decline.
+  EXPECT_FALSE(events_see_unmatched_work(0.67e-6, 3.35e-6));
+  EXPECT_FALSE(events_see_unmatched_work(500e-6, 505e-6));
+  // Unknown times decide nothing.
+  EXPECT_FALSE(events_see_unmatched_work(std::nan(""), 1e-3));
+  EXPECT_FALSE(events_see_unmatched_work(1e-3, std::nan("")));
+}
