@@ -1,6 +1,7 @@
 #include "core/settings.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <array>
 
 namespace pitot {
@@ -55,6 +56,20 @@ std::string device_settings_problem(Timing timing, std::optional<GpuClock> clock
   if (clock == GpuClock::Kernel && timing != Timing::Cold)
     return "--clock kernel times cold launches only; hot and graph mode time with events";
   return "";
+}
+
+std::optional<std::pair<int, int>> shard_from_text(std::string_view text) {
+  const auto slash = text.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  auto whole_int = [](std::string_view part) -> std::optional<int> {
+    int value = 0;
+    const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), value);
+    if (part.empty() || error != std::errc() || end != part.data() + part.size()) return std::nullopt;
+    return value;
+  };
+  const auto k = whole_int(text.substr(0, slash)), n = whole_int(text.substr(slash + 1));
+  if (!k || !n || *n < 1 || *k < 1 || *k > *n) return std::nullopt;
+  return std::pair{*k, *n};
 }
 
 }  // namespace pitot

@@ -7,20 +7,18 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace pitot {
 
 // --timing: how GPU launches are timed. Cold flushes the caches before every launch, hot runs
 // them back to back, graph replays a captured CUDA/HIP graph (docs/cuda-backend.md).
-enum class Timing { Cold,
-                    Hot,
-                    Graph };
+enum class Timing { Cold, Hot, Graph };
 // --clock: what a cold sample's value is read from: events around each launch, or the device's
 // own timestamps of the work (the kernel clock, CUPTI). Not given: the backend's default for the
 // mode (src/gpu/sampler.hpp, kDefaultColdClock).
-enum class GpuClock { Events,
-                      Kernel };
+enum class GpuClock { Events, Kernel };
 
 // The names, in the order --help lists them: {"cold", "hot", "graph"}, {"kernel", "events"}.
 const std::vector<std::string>& timing_names();
@@ -40,5 +38,10 @@ std::string timing_env_suffix(Timing timing);
 // What is wrong with this pair of settings, in words ("" when nothing): the kernel clock times
 // cold launches only. Both command lines refuse the pair with this message.
 std::string device_settings_problem(Timing timing, std::optional<GpuClock> clock);
+
+// --shard k/N: the k-th (from 1) of N deterministic shares of the points; nullopt unless the text
+// is k/N with 1 <= k <= N. Both command lines refuse other text with kShardHelp.
+std::optional<std::pair<int, int>> shard_from_text(std::string_view text);
+inline constexpr const char* kShardHelp = "write k/N with 1 <= k <= N, e.g. 2/4";
 
 }  // namespace pitot

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/settings.hpp"
 #include "core/text.hpp"
 #include "program/cli_hints.hpp"
 
@@ -93,11 +94,9 @@ std::vector<int> parse_id_list(const std::string& text) {
 }
 
 std::pair<int, int> parse_shard(const std::string& text) {
-  auto slash = text.find('/');
-  if (slash == std::string::npos) throw UsageError("--shard: write k/N, e.g. 1/4");
-  int k = to_int(text.substr(0, slash), "--shard"), n = to_int(text.substr(slash + 1), "--shard");
-  if (n < 1 || k < 1 || k > n) throw UsageError("--shard " + text + ": need 1 <= k <= N");
-  return {k - 1, n};
+  const auto shard = shard_from_text(text);
+  if (!shard) throw UsageError("--shard '" + text + "': " + kShardHelp);
+  return {shard->first - 1, shard->second};
 }
 
 AxisOverride parse_axis_override(const std::string& text) {

@@ -41,10 +41,7 @@ std::atomic<bool> g_interrupted{false};
 extern "C" void on_interrupt(int) { g_interrupted = true; }
 
 // --progress: a live line on a terminal (auto), always (live), a line per point (plain), or nothing.
-enum class ProgressMode { Auto,
-                          Live,
-                          Plain,
-                          None };
+enum class ProgressMode { Auto, Live, Plain, None };
 const std::vector<std::pair<std::string, ProgressMode>> kProgressModes = {
     {"auto", ProgressMode::Auto}, {"live", ProgressMode::Live}, {"plain", ProgressMode::Plain}, {"none", ProgressMode::None}};
 
@@ -168,17 +165,9 @@ std::vector<int> parse_devices(const std::string& text, int available) {
 }
 
 std::pair<int, int> parse_shard_text(const std::string& text) {
-  auto slash = text.find('/');
-  try {
-    if (slash != std::string::npos) {
-      std::size_t u1 = 0, u2 = 0;
-      std::string a = text.substr(0, slash), b = text.substr(slash + 1);
-      int k = std::stoi(a, &u1), n = std::stoi(b, &u2);
-      if (u1 == a.size() && u2 == b.size() && n >= 1 && k >= 1 && k <= n) return {k, n};
-    }
-  } catch (const std::exception&) {
-  }
-  throw InputError("--shard '" + text + "': write k/N with 1 <= k <= N, e.g. 2/4");
+  const auto shard = shard_from_text(text);
+  if (!shard) throw InputError("--shard '" + text + "': " + kShardHelp);
+  return *shard;
 }
 
 void write_json_file(const std::string& path, const json& doc) {
