@@ -265,12 +265,6 @@ std::map<std::string, std::string> build_requirements() {
   return req;
 }
 
-std::string run_env_name(const std::string& timing) {
-  std::string name = build_env_name();
-  if (!timing.empty() && timing != "cold") name += "-" + timing;
-  return name;
-}
-
 std::string build_env_name() { return env_name(build_requirements()); }
 
 std::string env_name(std::map<std::string, std::string> req) {

@@ -55,9 +55,6 @@ std::map<std::string, std::string> build_requirements();
 std::string build_env_name();
 // The same from requirements (build_requirements() of this or another process).
 std::string env_name(std::map<std::string, std::string> requirements);
-// The default env of a run: the build's, plus the GPU timing mode unless it is the default (cold),
-// so hot or graph results never merge into the cold rows of the same benchmark.
-std::string run_env_name(const std::string& timing);
 
 // Rows timed with the kernel clock get this env suffix, so they never share a history with rows
 // timed with events, which keep the plain name (as every row did before the kernel clock).

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <utility>
 
+#include "core/settings.hpp"
 #include "output/machine.hpp"
 
 namespace fs = std::filesystem;
@@ -91,10 +92,9 @@ TEST(BuildEnv, NameAndRequirements) {
 
 TEST(BuildEnv, TimingModesOtherThanColdGetTheirOwnEnv) {
   // Hot or graph results must not merge into the cold rows of the same benchmark.
-  EXPECT_EQ(run_env_name(""), build_env_name());
-  EXPECT_EQ(run_env_name("cold"), build_env_name());
-  EXPECT_EQ(run_env_name("hot"), build_env_name() + "-hot");
-  EXPECT_EQ(run_env_name("graph"), build_env_name() + "-graph");
+  EXPECT_EQ(build_env_name() + pitot::timing_env_suffix(pitot::Timing::Cold), build_env_name());
+  EXPECT_EQ(build_env_name() + pitot::timing_env_suffix(pitot::Timing::Hot), build_env_name() + "-hot");
+  EXPECT_EQ(build_env_name() + pitot::timing_env_suffix(pitot::Timing::Graph), build_env_name() + "-graph");
 }
 
 TEST(EnvName, KernelClockRowsGetTheirOwnEnv) {

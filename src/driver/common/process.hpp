@@ -1,5 +1,5 @@
 // Starting a child process, shared by `pitot run`/`list` (child.hpp: a benchmark program with its
-// result pipe) and `pitot profile` (profile_process.hpp: a profiler writing to files): no shell,
+// result pipe) and `pitot profile` (profile/process.hpp: a profiler writing to files): no shell,
 // its own process group, stdin from /dev/null, stdout and stderr into pipes, and an exec failure
 // reported to the parent instead of a silent exit 127.
 #pragma once
@@ -22,9 +22,7 @@ struct SpawnSpec {
 };
 
 // A step that failed before any child ran; then pid is -1, no fd is open, and errno is `error`.
-enum class SpawnFailure { none,
-                          pipe,
-                          fork };
+enum class SpawnFailure { none, pipe, fork };
 
 struct Spawned {
   SpawnFailure failed = SpawnFailure::none;
