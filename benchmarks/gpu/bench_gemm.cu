@@ -41,8 +41,7 @@ using suite::DeviceArray;
 
 constexpr std::size_t kWorkspaceBytes = 32u << 20;  // what cuBLAS recommends for Hopper
 
-enum class Precision { Bf16,
-                       Fp8 };
+enum class Precision { Bf16, Fp8 };
 
 // One cuBLASLt handle for the process: points run one at a time, each on the stream exec gives it.
 // Never destroyed: its destructor would run after the CUDA runtime has shut down.

@@ -8,10 +8,7 @@
 
 namespace pitot {
 
-enum class AxisKind { Int,
-                      Float,
-                      String,
-                      Pow2 };
+enum class AxisKind { Int, Float, String, Pow2 };
 
 // One value of an axis. Pow2 axes store the power (2^e), not the exponent.
 using AxisValue = std::variant<std::int64_t, double, std::string>;

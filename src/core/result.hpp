@@ -34,9 +34,7 @@ struct Track {
   double value = 0;
 };
 
-enum class PointStatus { Ok,
-                         Failed,
-                         Skipped };
+enum class PointStatus { Ok, Failed, Skipped };
 const char* status_name(PointStatus s);
 PointStatus status_from_name(const std::string& s);
 

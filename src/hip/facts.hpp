@@ -43,9 +43,7 @@ std::size_t flush_bytes(std::size_t l2_bytes, int l2_count, std::size_t llc_byte
 std::size_t parse_flush_bytes(std::string_view text);
 
 // What /dev/kfd, ROCm's compute device node, looks like on this machine.
-enum class KfdState { Missing,
-                      NoAccess,
-                      Present };
+enum class KfdState { Missing, NoAccess, Present };
 
 // Why a HIP program cannot run here, and what to do: `hip_says` is hipGetDeviceCount's error.
 std::string no_device_message(std::string_view hip_says, KfdState kfd);

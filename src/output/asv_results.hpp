@@ -68,9 +68,7 @@ std::string asv_results_file_text(const nlohmann::json& doc);
 std::string asv_file_text(const nlohmann::json& doc);
 
 // One point of a row, as a reader needs it.
-enum class AsvPointState { Measured,
-                           Skipped,
-                           Failed };  // a number, NaN, null
+enum class AsvPointState { Measured, Skipped, Failed };  // a number, NaN, null
 struct AsvPoint {
   std::vector<std::string> params;  // one repr per axis
   AsvPointState state = AsvPointState::Measured;

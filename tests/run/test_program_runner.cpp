@@ -152,11 +152,7 @@ ProgramInfo fake_program(int n, double timeout = 60) {
 }
 
 // How a point of the fake program behaves when its turn comes.
-enum class Fault { None,
-                   Segv,
-                   Hang,
-                   Exit2,
-                   HangInSetup };
+enum class Fault { None, Segv, Hang, Exit2, HangInSetup };
 
 class RunnerTest : public testing::Test {
  protected:

@@ -21,8 +21,7 @@ float float_from_bf16(std::uint16_t bits);
 // x rounded to bf16 and back.
 inline float round_to_bf16(float x) { return float_from_bf16(bf16_from_float(x)); }
 
-enum class Fp8 { E4M3,
-                 E5M2 };
+enum class Fp8 { E4M3, E5M2 };
 // "e4m3" / "e5m2"; throws std::invalid_argument otherwise.
 Fp8 fp8_format(std::string_view name);
 const char* fp8_name(Fp8 format);

@@ -7,9 +7,7 @@ namespace pitot::driver {
 
 // Exit codes of every pitot command: 1 when something ran and failed (a point, a regression),
 // 2 when the input was wrong and nothing ran.
-enum ExitCode { kOk = 0,
-                kFailed = 1,
-                kUsage = 2 };
+enum ExitCode { kOk = 0, kFailed = 1, kUsage = 2 };
 
 // Bad input the user can fix (a missing manifest or file, a malformed results file, a bad flag
 // value): printed as "pitot <command>: <message>", exit code kUsage, nothing written.

@@ -19,9 +19,7 @@ namespace pitot::driver::compare {
 // Bad input (missing file, unknown commit, malformed file, mismatched units) throws
 // driver::InputError: exit code 2.
 
-enum class PointState { Ok,
-                        Failed,
-                        Skipped };
+enum class PointState { Ok, Failed, Skipped };
 
 struct PointData {
   // What matches a point between base and head, the same for asv and pitot inputs: asv's unrolled

@@ -9,12 +9,8 @@
 
 namespace pitot::driver::compare {
 
-enum class Format { Table,
-                    Markdown,
-                    Json };
-enum class Color { Auto,
-                   Always,
-                   Never };
+enum class Format { Table, Markdown, Json };
+enum class Color { Auto, Always, Never };
 
 struct CompareOptions {
   std::string base, head;             // files, or commits in the results database

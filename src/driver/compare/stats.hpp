@@ -11,10 +11,7 @@ namespace pitot::driver::compare {
 
 // What a point did between base and head, from the user's side: "slower" means worse
 // (more seconds, or less throughput), whatever the unit.
-enum class Verdict { Slower,
-                     Faster,
-                     Unchanged,
-                     Inconclusive };
+enum class Verdict { Slower, Faster, Unchanged, Inconclusive };
 const char* verdict_name(Verdict v);
 
 // Which evidence a verdict rests on.
