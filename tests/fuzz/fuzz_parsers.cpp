@@ -149,7 +149,7 @@ void run_one(const std::string& target, const std::string& data, const Scratch& 
       // manifest.cpp's list_program: the child's stdout, then parse_list; json::exception -> InputError.
       try {
         pitot::driver::ProgramInfo info =
-            pitot::driver::parse_list({"p", "/bin/p"}, pitot::parse_json_bounded(pitot::valid_utf8(data)));
+            pitot::driver::parse_list({"p", "/bin/p", {}}, pitot::parse_json_bounded(pitot::valid_utf8(data)));
         (void)info;
       } catch (const json::exception&) {
       }

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -25,5 +27,11 @@ void run_guarded(const char* command, Body&& body) {
     exit_code() = kUsage;
   }
 }
+
+// Options shared by the commands that start programs (list, machine, run, profile), as asv's
+// common_args: where the build's manifest is, and which points (a regex, axis overrides).
+void add_build_dir_option(CLI::App* cmd, std::string& build_dir);
+// `verb` starts the --filter help: "Run only", "Profile only", "Only".
+void add_point_options(CLI::App* cmd, std::string& filter, std::vector<std::string>& axes, const std::string& verb);
 
 }  // namespace pitot::driver

@@ -75,9 +75,7 @@ void setup_profile(CLI::App& root) {
   cmd->add_option("--tool", *tool, "Profiler: ncu, nsys, cupti (pitot's own CUPTI tracer) or rocprofv3")
       ->required()
       ->check(CLI::IsMember(profiler_names()));
-  cmd->add_option("--filter", o->filter, "Profile only points whose name matches this regex");
-  cmd->add_option("--axis", o->axes, "Override an axis: name=v1,v2 or benchmark:name=v1,v2 (repeatable)")
-      ->allow_extra_args(false);
+  add_point_options(cmd, o->filter, o->axes, "Profile only");
   cmd->add_option("-o,--output", o->output, "The zip to write (default: <program>-<tool>.zip)");
   cmd->add_option("--max-size", *max_size, "Size budget of the zip, e.g. 8MB, 25MB, 2MiB")->capture_default_str();
   cmd->add_option("--tool-path", o->tool_path, "The profiler's executable (or the tracer library for cupti), or its folder");
@@ -93,8 +91,7 @@ void setup_profile(CLI::App& root) {
   cmd->add_option("--timeout", o->timeout_seconds, "Seconds before the profiled run is stopped (0: never)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--build-dir", o->build_dir, "Build folder whose pitot-manifest.json names the programs")
-      ->capture_default_str();
+  add_build_dir_option(cmd, o->build_dir);
   cmd->callback([o, tool, max_size] {
     o->tool = profiler_named(*tool);
     try {

@@ -65,10 +65,8 @@ void setup(CLI::App& root) {
   auto* cmd = root.add_subcommand("list", "Show every benchmark of the suite, its axes and point count");
   auto o = std::make_shared<ListOptions>();
   cmd->add_option("programs", o->inputs, "Programs or folders (default: those of <build-dir>/pitot-manifest.json)");
-  cmd->add_option("--build-dir", o->build_dir, "Build folder holding pitot-manifest.json")->capture_default_str();
-  cmd->add_option("--filter", o->filter, "Only points whose name matches this regex");
-  cmd->add_option("--axis", o->axes, "Override an axis: name=v1,v2 or benchmark:name=v1,v2 (repeatable)")
-      ->allow_extra_args(false);  // one value per flag: the program path stays a positional
+  add_build_dir_option(cmd, o->build_dir);
+  add_point_options(cmd, o->filter, o->axes, "List only");
   cmd->add_flag("--json", o->json, "Print the programs' lists as one JSON document");
   cmd->callback([o] { run_guarded("list", [&] { return list_command(*o); }); });
 }

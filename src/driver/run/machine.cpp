@@ -73,7 +73,7 @@ void setup(CLI::App& root) {
   auto* cmd = root.add_subcommand("machine", "Show the machine facts asv records (host and GPU), and record them");
   auto o = std::make_shared<MachineOptions>();
   cmd->add_option("programs", o->inputs, "A benchmark program to ask for the GPU facts (default: the build's manifest)");
-  cmd->add_option("--build-dir", o->build_dir, "Build folder holding pitot-manifest.json")->capture_default_str();
+  add_build_dir_option(cmd, o->build_dir);
   cmd->add_option("--machine", o->machine, "Machine name (default: from the GPU product, else the CPU model)");
   cmd->add_option("--device", o->device, "Which GPU's facts")->capture_default_str();
   cmd->add_flag("--record", o->record, "Write <results>/<machine>/machine.json");

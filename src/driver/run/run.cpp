@@ -430,12 +430,8 @@ void setup(CLI::App& root) {
   auto* cmd = root.add_subcommand("run", "Run benchmark programs, each point isolated, and grow the asv database");
   auto o = std::make_shared<RunOptions>();
   cmd->add_option("programs", o->inputs, "Programs or folders to run (default: those of <build-dir>/pitot-manifest.json)");
-  cmd->add_option("--build-dir", o->build_dir, "Build folder holding pitot-manifest.json")->capture_default_str();
-  cmd->add_option("--filter", o->filter, "Run only points whose name matches this regex (searched)");
-  // One value per --axis (repeat the flag): a multi-value option would swallow the program path
-  // that follows it (`pitot run --axis n=64 prog`).
-  cmd->add_option("--axis", o->axes, "Override an axis: name=v1,v2 or benchmark:name=v1,v2 (repeatable)")
-      ->allow_extra_args(false);
+  add_build_dir_option(cmd, o->build_dir);
+  add_point_options(cmd, o->filter, o->axes, "Run only");
   cmd->add_option("--asv-dir", o->asv_dir, "asv results folder (default: results_dir of ./asv.conf.json, else ./asv-results)");
   cmd->add_option("--config", o->config, "asv.conf.json to take results_dir and the git repository from");
   cmd->add_flag("--no-asv", o->no_asv, "Do not write the asv database (use --json for the results)");
