@@ -148,7 +148,7 @@ ProgramInfo fake_program(int n, double timeout = 60) {
   answer.program = "fake";
   answer.benchmarks.push_back(b);
   for (int i = 0; i < n; ++i) answer.points.push_back({i, "b[n=" + std::to_string(i) + "]", "b"});
-  return parse_list({"fake", "/fake/fake"}, to_json(answer));
+  return parse_list({"fake", "/fake/fake", {}}, to_json(answer));
 }
 
 // How a point of the fake program behaves when its turn comes.
