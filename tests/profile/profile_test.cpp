@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <nlohmann/json.hpp>
@@ -573,4 +574,20 @@ TEST(ProfileProcess, ReportsAProgramThatCannotStart) {
   auto c = run_captured({"/nonexistent/profiler"}, 30);
   EXPECT_FALSE(c.end.started);
   EXPECT_NE(c.end.describe().find("/nonexistent/profiler"), std::string::npos) << c.end.describe();
+}
+
+TEST(ProfileTools, PythonBenchmarkFileStartsUnderItsInterpreter) {
+  // A .py file is started as pitot run starts it: $PITOT_PYTHON (here a path) then the file.
+  const fs::path dir = fs::temp_directory_path() / ("pitot-profile-py-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "bench_x.py";
+  std::ofstream(file) << "import pitot\n";
+  ::setenv("PITOT_PYTHON", "/opt/python/bin/python3", 1);
+  Options o;
+  o.filter = "copy";
+  const auto argv = list_command(o, file);
+  ::unsetenv("PITOT_PYTHON");
+  fs::remove_all(dir);
+  const std::vector<std::string> want = {"/opt/python/bin/python3", file.string(), "--list", "--json", "--filter", "copy"};
+  EXPECT_EQ(argv, want);
 }

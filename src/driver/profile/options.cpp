@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "driver/common/manifest.hpp"
+
 namespace fs = std::filesystem;
 
 namespace pitot::driver::profile {
@@ -43,6 +45,13 @@ std::string format_bytes(std::uint64_t bytes) {
 
 namespace {
 
+// How the program starts: a Python benchmark file under its interpreter, as `pitot run` starts
+// it (common/manifest.hpp), anything else as itself.
+std::vector<std::string> program_start(const fs::path& program) {
+  if (program.extension() != ".py") return {program.string()};
+  return driver::program_command(find_programs({program.string()}, ".").front());
+}
+
 // The selection (--filter, --axis) and the user's own arguments, the same for --list and the run.
 void add_selection(std::vector<std::string>& argv, const Options& o) {
   if (!o.filter.empty()) argv.insert(argv.end(), {"--filter", o.filter});
@@ -53,13 +62,15 @@ void add_selection(std::vector<std::string>& argv, const Options& o) {
 }  // namespace
 
 std::vector<std::string> list_command(const Options& o, const fs::path& program) {
-  std::vector<std::string> argv{program.string(), "--list", "--json"};
+  std::vector<std::string> argv = program_start(program);
+  argv.insert(argv.end(), {"--list", "--json"});
   add_selection(argv, o);
   return argv;
 }
 
 std::vector<std::string> program_command(const Options& o, const fs::path& program, const Layout& layout) {
-  std::vector<std::string> argv{program.string(), "--profile", "--quiet", "--json", layout.results_json().string()};
+  std::vector<std::string> argv = program_start(program);
+  argv.insert(argv.end(), {"--profile", "--quiet", "--json", layout.results_json().string()});
   add_selection(argv, o);
   return argv;
 }

@@ -102,8 +102,9 @@ fs::path resolve_program(const Options& o) {
   std::error_code ec;
   fs::path given = o.program;
   if (o.program.find('/') == std::string::npos && !fs::is_regular_file(given, ec)) return program_from_manifest(o);
-  if (!fs::is_regular_file(given, ec) || access(given.c_str(), X_OK) != 0)
-    throw InputError("program " + o.program + " is not an executable file");
+  const bool python_file = given.extension() == ".py";  // started under python3, as by pitot run
+  if (!fs::is_regular_file(given, ec) || (!python_file && access(given.c_str(), X_OK) != 0))
+    throw InputError("program " + o.program + " is neither an executable file nor a Python benchmark file (.py)");
   return fs::absolute(given);
 }
 
