@@ -21,7 +21,7 @@ command -v ccache >/dev/null && cmake_args="$cmake_args -DCMAKE_CXX_COMPILER_LAU
 log=$build/python-install.log
 CMAKE_ARGS="$cmake_args" CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} \
   "$venv/bin/python" -m pip install --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps \
-  -C build-dir="$build/python-build" "$root/python" >"$log" 2>&1 \
+  --config-settings=build-dir="$build/python-build" "$root/python" >"$log" 2>&1 \
   || { tail -60 "$log" >&2; fail "pip install ./python failed (whole log: $log)"; }
 
 cd "$build"
