@@ -444,16 +444,21 @@ void build_backward(GraphBuilder& b, const Problem& p) {
     b.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, probabilities, mask, nullptr, dropped);
     b.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, dropped, b.scalar(kDropScale), nullptr, kept);
   }
+  // A per-query-head product (lhs rhs) into a kv head's gradient: summed over the query heads of
+  // each kv head when heads are grouped (GQA). dV and dK are both made this way.
+  auto into_kv_heads = [&](auto lhs, auto rhs, auto out) {
+    if (hq == hk) {
+      b.matmul(lhs, rhs, out, io.seq_kv, nullptr, io.seq_q);
+      return;
+    }
+    auto full = b.intermediate(type, {p.batch, hq, s, d});
+    b.matmul(lhs, rhs, full, io.seq_kv, nullptr, io.seq_q);
+    b.reduction(CUDNN_REDUCE_TENSOR_ADD, full, out);
+  };
   // dV = P^T dO, summed over the query heads of each kv head.
   auto p_t = b.intermediate(type, {p.batch, hq, s, s}, score_t_strides);
   b.reshape(kept, p_t);
-  if (hq == hk) {
-    b.matmul(p_t, dout, dv, io.seq_kv, nullptr, io.seq_q);
-  } else {
-    auto dv_full = b.intermediate(type, {p.batch, hq, s, d});
-    b.matmul(p_t, dout, dv_full, io.seq_kv, nullptr, io.seq_q);
-    b.reduction(CUDNN_REDUCE_TENSOR_ADD, dv_full, dv);
-  }
+  into_kv_heads(p_t, dout, dv);
   // dS = P (dP [* mask] - D) [* 1 / (1 - p)] * scale, dP = dO V^T.
   auto dp = b.intermediate(CUDNN_DATA_FLOAT, score_dims);
   b.matmul(dout, vt, dp, io.seq_q, io.seq_kv);
@@ -476,13 +481,7 @@ void build_backward(GraphBuilder& b, const Problem& p) {
   // dK = dS^T Q, summed over the query heads of each kv head.
   auto ds_t = b.intermediate(type, {p.batch, hq, s, s}, score_t_strides);
   b.reshape(ds_final, ds_t);
-  if (hq == hk) {
-    b.matmul(ds_t, q, dk, io.seq_kv, nullptr, io.seq_q);
-  } else {
-    auto dk_full = b.intermediate(type, {p.batch, hq, s, d});
-    b.matmul(ds_t, q, dk_full, io.seq_kv, nullptr, io.seq_q);
-    b.reduction(CUDNN_REDUCE_TENSOR_ADD, dk_full, dk);
-  }
+  into_kv_heads(ds_t, q, dk);
   // dQ = dS K through an fp32 accumulator in memory (kDQAccum), then converted.
   const Dims kt_strides = transposed(ks);
   auto k = b.intermediate(type, {p.batch, hk, s, d}, {kt_strides[0], kt_strides[1], kt_strides[3], kt_strides[2]});
