@@ -27,7 +27,9 @@ void write(const fs::path& file, const std::string& text) {
   std::ofstream(file) << text;
 }
 
-const pc::PointData& point(const pc::ResultSet& set, const std::string& key) {
+// A copy, not a reference: GCC 13 (-Wdangling-reference) warns on `const auto& x = point(set,
+// "literal")`, a returned reference kept while a temporary std::string was an argument.
+pc::PointData point(const pc::ResultSet& set, const std::string& key) {
   for (const auto& p : set.points)
     if (p.key == key) return p;
   throw std::runtime_error("no point " + key);
@@ -119,16 +121,16 @@ TEST(CompareInput, SampleResultsUnrollParamsLastFastest) {
   EXPECT_EQ(head.label, "90932e64 (sample-box, cpp-gcc-12.2-Release)");
   EXPECT_EQ(head.commit, "90932e64897b2feb2fad0cd0d9171df584037faa");
   ASSERT_EQ(head.points.size(), 5u);
-  const auto& slow = point(head, "sort.SortSuite.time_sort(100000, 'std::sort')");
+  const auto slow = point(head, "sort.SortSuite.time_sort(100000, 'std::sort')");
   EXPECT_EQ(slow.display, "sort.SortSuite.time_sort[n=100000, algorithm='std::sort']");
   EXPECT_EQ(slow.state, pc::PointState::Ok);
   EXPECT_DOUBLE_EQ(slow.value, 0.005343);
   EXPECT_EQ(slow.samples.size(), 10u);
   EXPECT_TRUE(slow.has_interval);
   EXPECT_DOUBLE_EQ(slow.ci_lo, 0.005304);
-  const auto& failed = point(head, "sort.SortSuite.time_sort(100000, 'std::stable_sort')");
+  const auto failed = point(head, "sort.SortSuite.time_sort(100000, 'std::stable_sort')");
   EXPECT_EQ(failed.state, pc::PointState::Failed);
-  const auto& track = point(head, "throughput.track_items_per_second");
+  const auto track = point(head, "throughput.track_items_per_second");
   EXPECT_EQ(track.unit, "items/s");
   EXPECT_TRUE(track.samples.empty());
   EXPECT_FALSE(track.has_interval);  // trailing columns dropped from the row
@@ -146,7 +148,7 @@ TEST(CompareInput, RealAsvQuirks) {
   json j = pc::parse_python_json(results_file("abcdef0123456789abcdef0123456789abcdef01", rows), "quirks");
   auto set = pc::asv_results_from_json(j, nullptr, "quirks");
   EXPECT_EQ(set.points.size(), 3u + 2u + 1u + 1u);
-  const auto& x1 = point(set, "a.time_x(1)");
+  const auto x1 = point(set, "a.time_x(1)");
   EXPECT_EQ(x1.state, pc::PointState::Ok);
   EXPECT_TRUE(x1.has_interval);
   EXPECT_EQ(x1.ci_lo, -INFINITY);
@@ -155,7 +157,7 @@ TEST(CompareInput, RealAsvQuirks) {
   EXPECT_EQ(point(set, "a.time_x(3)").state, pc::PointState::Failed);
   EXPECT_EQ(point(set, "a.time_all_failed(1)").state, pc::PointState::Failed);
   EXPECT_EQ(point(set, "a.time_all_failed(2)").state, pc::PointState::Failed);
-  const auto& short_row = point(set, "a.time_short");
+  const auto short_row = point(set, "a.time_short");
   EXPECT_EQ(short_row.version, "3");
   EXPECT_DOUBLE_EQ(short_row.value, 2.0);
   EXPECT_FALSE(short_row.has_interval);
@@ -202,7 +204,7 @@ TEST(CompareInput, PitotJsonOutputAndProtocolLines) {
       {"program": "bench_x", "benchmark": "copy", "name": "copy[n=3]", "status": "skipped", "reason": "too big"}]})";
   auto set = pc::pitot_json_from_text(doc, "run.json");
   ASSERT_EQ(set.points.size(), 3u);
-  const auto& ok = point(set, "bench_x.copy(1)");  // the key is asv's unrolled name
+  const auto ok = point(set, "bench_x.copy(1)");  // the key is asv's unrolled name
   EXPECT_EQ(ok.display, "bench_x.copy[n=1]");
   EXPECT_EQ(ok.benchmark, "bench_x.copy");
   EXPECT_EQ(ok.version, "2");
