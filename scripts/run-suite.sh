@@ -31,10 +31,15 @@ rc=0
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "")
 previous=$(cat "$asv_dir/.last-run-commit" 2>/dev/null || echo "")
 [ -z "$commit" ] || echo "$commit" > "$asv_dir/.last-run-commit"
+# pitot-asv installs asv on its first use; say so only when that is still to come.
+install_note=""
+if ! "$root/scripts/pitot-asv" --installed; then
+  install_note=" (the first use installs asv $(grep -m1 '^ASV_VERSION=' "$root/scripts/pitot-asv" | cut -d= -f2) into a virtual environment)"
+fi
 cat <<TXT
 
 The asv database is in $asv_dir/results (one folder per machine, one file per commit and build).
-Look at the history (the first use installs asv $(grep -m1 '^ASV_VERSION=' "$root/scripts/pitot-asv" | cut -d= -f2) into a virtual environment):
+Look at the history$install_note:
   scripts/pitot-asv --config $config publish
   scripts/pitot-asv --config $config preview
 TXT
