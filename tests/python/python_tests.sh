@@ -25,5 +25,6 @@ CMAKE_ARGS="$cmake_args" CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL
   || { tail -60 "$log" >&2; fail "pip install ./python failed (whole log: $log)"; }
 
 cd "$build"
+"$venv/bin/python" "$root/tests/docs/readme_python.py" "$root"  # the README's example does what it says
 PITOT_DRIVER=$driver PITOT_ASV_CHECK=$root/scripts/asv-check PITOT_ASV_PYTHON=$python \
   "$venv/bin/python" "$root/tests/python/test_python.py"
