@@ -61,4 +61,29 @@ while IFS=$'\t' read -r dir command; do
   (cd "$scratch" && bash -c "$command" >"$scratch/out.log" 2>&1) || rc=$?
   [ "$rc" -eq 0 ] || { cat "$scratch/out.log"; fail "README command exited $rc: $command"; }
 done <"$work/readme/run.txt"
+# README's driver section after the two commands: run-suite.sh made asv-results with
+# `pitot init --dir asv-results --repo ROOT`; the README's `pitot init --dir asv-results` then says
+# it is already set up (exit 0), while other settings are refused (exit 2) and the file left alone.
+for line in 'pitot init --dir asv-results ' 'pitot list --build-dir build '; do
+  grep -q "^$line" "$root/README.md" || fail "README's driver section lost '$line'; update this test with it"
+done
+pitot=$work/prefix/bin/pitot
+rc=0
+"$pitot" list --build-dir "$build" >"$work/list.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || { cat "$work/list.out"; fail "pitot list --build-dir build exited $rc"; }
+scratch=$(mktemp -d "$work/init.XXXX")
+git -C "$scratch" init -q -b main
+git -C "$scratch" -c user.name=t -c user.email=t@example.invalid -c commit.gpgsign=false \
+  commit -q --allow-empty -m "docs example"
+(cd "$scratch" && "$pitot" init --dir asv-results --repo "$scratch" >/dev/null) || fail "init as run-suite.sh runs it exited $?"
+cp "$scratch/asv-results/asv.conf.json" "$work/asv.conf.before"
+rc=0
+(cd "$scratch" && "$pitot" init --dir asv-results >"$work/init.out" 2>&1) || rc=$?
+[ "$rc" -eq 0 ] && grep -q "already set up" "$work/init.out" \
+  || { cat "$work/init.out"; fail "README's pitot init after run-suite.sh exited $rc, or did not say it is set up"; }
+rc=0
+(cd "$scratch" && "$pitot" init --dir asv-results --branch other >"$work/init.out" 2>&1) || rc=$?
+[ "$rc" -eq 2 ] && grep -q 'branches \["main"\], init would write \["other"\]' "$work/init.out" \
+  || { cat "$work/init.out"; fail "init with another branch exited $rc, or did not name the difference"; }
+cmp -s "$scratch/asv-results/asv.conf.json" "$work/asv.conf.before" || fail "a refused init changed asv.conf.json"
 echo "docs examples: passed"

@@ -2,12 +2,16 @@
 #include <cstdio>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "core/bounded_json.hpp"
 #include "driver/common/command.hpp"
 #include "driver/common/database.hpp"
+#include "driver/common/files.hpp"
 #include "output/machine.hpp"
 
 namespace fs = std::filesystem;
+using nlohmann::json;
 
 namespace pitot::driver::run {
 namespace {
@@ -20,6 +24,34 @@ struct InitOptions {
   bool force = false;
 };
 
+// How an existing config differs from the settings init would write ("branches [\"dev\"], init
+// would write [\"main\"]"); empty when it is the same. The repo counts as the folder it names:
+// run-suite.sh passes an absolute --repo where a bare `pitot init` writes "..".
+std::vector<std::string> differences(const fs::path& conf, const NewAsvConfig& want) {
+  json have;
+  try {
+    have = parse_json_bounded(read_file(conf), /*ignore_comments=*/true);
+  } catch (const json::exception& e) {
+    throw InputError(conf.string() + " exists and cannot be read as JSON (" + e.what() +
+                     "); left as it is (--force replaces it)");
+  }
+  if (!have.is_object()) throw InputError(conf.string() + " exists and is not a JSON object; left as it is (--force replaces it)");
+  std::vector<std::string> out;
+  const auto compare = [&](const char* key, const json& expected) {
+    const json got = have.contains(key) ? have[key] : json();
+    if (got != expected) out.push_back(fmt::format("{} {}, init would write {}", key, got.dump(), expected.dump()));
+  };
+  compare("project", want.project);
+  compare("branches", want.branches);
+  compare("results_dir", want.results_dir);
+  compare("html_dir", want.html_dir);
+  const fs::path dir = conf.parent_path();
+  const json repo = have.contains("repo") ? have["repo"] : json();
+  if (!repo.is_string() || fs::weakly_canonical(dir / repo.get<std::string>()) != fs::weakly_canonical(dir / want.repo))
+    out.push_back(fmt::format("repo {}, init would write \"{}\"", repo.dump(), want.repo));
+  return out;
+}
+
 int init_command(const InitOptions& o) {
   fs::path dir = o.dir;
   std::error_code ec;
@@ -30,10 +62,6 @@ int init_command(const InitOptions& o) {
     return kUsage;
   }
   fs::path conf = dir / "asv.conf.json";
-  if (fs::exists(conf) && !o.force) {
-    std::fprintf(stderr, "pitot init: %s already exists; left as it is (--force replaces it)\n", conf.string().c_str());
-    return kUsage;
-  }
   // The repository: given, else the git work tree holding the folder, written relative to it.
   std::string repo = o.repo;
   if (repo.empty()) {
@@ -55,13 +83,28 @@ int init_command(const InitOptions& o) {
   if (project.empty()) project = fs::canonical(dir / repo, ec).filename().string();
   if (project.empty()) project = "benchmarks";
 
-  write_asv_config(conf, {project, repo, branches, o.results_dir, o.html_dir});
-  std::printf("wrote %s (repo %s, branches %s, results in %s, html in %s)\n", conf.string().c_str(), repo.c_str(),
-              fmt::format("{}", fmt::join(branches, ",")).c_str(), o.results_dir.c_str(), o.html_dir.c_str());
+  const NewAsvConfig settings{project, repo, branches, o.results_dir, o.html_dir};
+  const std::string what = fmt::format("repo {}, branches {}, results in {}, html in {}", repo, fmt::join(branches, ","),
+                                       o.results_dir, o.html_dir);
+  // Running init again (the README after run-suite.sh) is fine when nothing would change.
+  if (fs::exists(conf, ec) && !o.force) {
+    const auto differ = differences(conf, settings);
+    if (!differ.empty()) {
+      std::fprintf(stderr, "pitot init: %s already exists with other settings (%s); left as it is (--force replaces it)\n",
+                   conf.string().c_str(), fmt::format("{}", fmt::join(differ, "; ")).c_str());
+      return kUsage;
+    }
+    std::printf("%s is already set up (%s); left as it is\n", conf.string().c_str(), what.c_str());
+  } else {
+    write_asv_config(conf, settings);
+    std::printf("wrote %s (%s)\n", conf.string().c_str(), what.c_str());
+  }
   // The exact commands, with --config: run from another folder they still find the database.
+  // pitot-asv is installed beside pitot (scripts/pitot-asv in pitot's checkout); it installs asv.
   const std::string config = conf.lexically_normal().string();
-  std::printf("next: pitot run --build-dir BUILD --config %s (writes %s), then asv publish --config %s && asv preview --config %s\n",
-              config.c_str(), (dir / o.results_dir).lexically_normal().string().c_str(), config.c_str(), config.c_str());
+  std::printf("next: pitot run --build-dir BUILD --config %s (writes %s); then the history: pitot-asv --config %s "
+              "publish, and preview\n",
+              config.c_str(), (dir / o.results_dir).lexically_normal().string().c_str(), config.c_str());
   return kOk;
 }
 
