@@ -2,7 +2,7 @@
 """End-to-end tests of `pitot run` with programs that misbehave (see misbehave.cpp).
 
 usage: test_driver.py CASE PITOT PROGRAMS_DIR [ASV_CHECK]
-CASE: misbehaving | interrupt | concurrent | tools | first_contact | faults | asv
+CASE: misbehaving | interrupt | concurrent | tools | first_contact | faults | envs | asv
 Each case works in a fresh temporary git repository with `pitot init`'s asv.conf.json.
 """
 import atexit
@@ -418,6 +418,56 @@ def case_asv(asv_check):
     check(r.returncode == 0, "the real asv loads the folder without warnings")
 
 
+def case_envs():
+    """Each program's rows carry its own env (issue 21): a Release program and one that reports an
+    unoptimized build, run together, leave one history each; `pitot compare BASE HEAD` of two
+    commits then pairs each env with its counterpart without asking for --env."""
+    repo = make_repo()
+    debug = os.path.join(repo, "drv_debug")  # drv_trivial, but its --list says: built without optimization
+    with open(debug, "w") as f:
+        f.write(f"""#!{sys.executable}
+import json, os, subprocess, sys
+real = {prog("trivial")!r}
+if "--list" not in sys.argv:
+    os.execv(real, [real] + sys.argv[1:])  # keeps the result descriptor the driver opened
+out = subprocess.run([real] + sys.argv[1:], capture_output=True, text=True)
+answer = json.loads(out.stdout)
+answer["requirements"]["build_type"] = "unoptimized"
+print(json.dumps(answer))
+""")
+    os.chmod(debug, 0o755)
+    env = dict(os.environ, GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid",
+               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid")
+    commits = []
+    for i in range(2):
+        if i:
+            subprocess.run(["git", "-C", repo, "commit", "-q", "--allow-empty", "-m", "two"], check=True, env=env)
+        commits.append(subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip())
+        r = pitot(["run", prog("ok"), debug, "--machine", "testbox", "--axis", "i=0,1"] + FAST, repo, timeout=240)
+        check(r.returncode == 0, f"run of two builds exits 0 ({r.returncode}: {r.stderr[-800:]})")
+        warning = [line for line in r.stderr.splitlines() if "WARNING" in line]
+        check(len(warning) == 1 and "WARNING: drv_trivial built without optimization" in warning[0]
+              and "drv_ok" not in warning[0], f"the warning names the unoptimized program only: {warning}")
+    _, machines = load_results(repo)
+    rows = {}
+    for doc in machines.get("testbox", []):
+        if doc["commit_hash"] == commits[0]:
+            rows[doc["env_name"]] = sorted(doc["results"])
+    by_build = {("unoptimized" in e): names for e, names in rows.items()}
+    check(len(rows) == 2, f"two envs for the first commit: {sorted(rows)}")
+    check(by_build.get(True) == ["drv_trivial.work"], f"the unoptimized env holds drv_trivial only: {rows}")
+    check(by_build.get(False) == ["drv_ok.work"], f"the optimized env holds drv_ok only: {rows}")
+    r = pitot(["compare", commits[0][:10], commits[1][:10]], repo)
+    check(r.returncode in (0, 1) and "drv_ok.work" in r.stdout and "drv_trivial.work" in r.stdout,
+          f"compare of two commits with two envs compares both ({r.returncode}: {r.stdout[-800:]}{r.stderr[-500:]})")
+    check(all(e in r.stdout for e in rows), f"compare names the env pairs it compared: {r.stdout[:800]}")
+    print(r.stdout)
+    only = sorted(rows)[0]
+    r = pitot(["compare", commits[0][:10], commits[1][:10], "--env", only], repo)
+    check(r.returncode in (0, 1) and ("drv_ok.work" in r.stdout) != ("drv_trivial.work" in r.stdout),
+          f"--env still picks one env ({r.returncode}: {r.stdout[-500:]}{r.stderr[-300:]})")
+
+
 case = sys.argv[1]
 if case == "misbehaving":
     case_misbehaving()
@@ -431,6 +481,8 @@ elif case == "first_contact":
     case_first_contact()
 elif case == "faults":
     case_faults()
+elif case == "envs":
+    case_envs()
 elif case == "asv":
     case_asv(sys.argv[4])
 else:

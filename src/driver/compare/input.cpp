@@ -418,7 +418,7 @@ std::optional<json> read_benchmarks_json(const fs::path& results_dir) {
   return j;
 }
 
-fs::path find_results_file(const DatabaseQuery& query, const std::string& commit) {
+std::vector<AsvResultsFile> commit_results_files(const DatabaseQuery& query, const std::string& commit) {
   const fs::path& dir = query.results_dir;
   if (!fs::is_directory(dir))
     throw InputError(fmt::format("results folder {} not found; name it with --results-dir (the asv results_dir)",
@@ -465,18 +465,51 @@ fs::path find_results_file(const DatabaseQuery& query, const std::string& commit
                                  (dir / machine).string(), query.env.empty() ? "" : " with env " + query.env,
                                  list.empty() ? "none" : join(list, ", ")));
   }
-  std::set<std::string> hashes, envs;
-  for (const auto& f : found) {
-    hashes.insert(f.hash8);
-    envs.insert(f.env);
-  }
+  std::set<std::string> hashes;
+  for (const auto& f : found) hashes.insert(f.hash8);
   if (hashes.size() > 1)
     throw InputError(fmt::format("commit '{}' is ambiguous: {}; give more digits", commit,
                                  join({hashes.begin(), hashes.end()}, ", ")));
-  if (found.size() > 1)
+  return found;
+}
+
+fs::path find_results_file(const DatabaseQuery& query, const std::string& commit) {
+  const std::vector<AsvResultsFile> found = commit_results_files(query, commit);
+  if (found.size() > 1) {
+    std::vector<std::string> envs;
+    for (const auto& f : found) envs.push_back(f.env);
     throw InputError(fmt::format("commit '{}' has results for several environments ({}); pick one with --env",
-                                 commit, join({envs.begin(), envs.end()}, ", ")));
+                                 commit, join(envs, ", ")));
+  }
   return found.front().path;
+}
+
+std::vector<EnvPair> pair_environments(const std::vector<AsvResultsFile>& base,
+                                       const std::vector<AsvResultsFile>& head) {
+  std::vector<EnvPair> pairs;
+  std::vector<const AsvResultsFile*> base_left, head_left;
+  for (const auto& b : base) {
+    auto same = std::find_if(head.begin(), head.end(), [&](const AsvResultsFile& h) { return h.env == b.env; });
+    if (same != head.end()) pairs.push_back({b, *same});
+    else base_left.push_back(&b);
+  }
+  for (const auto& h : head)
+    if (std::none_of(base.begin(), base.end(), [&](const AsvResultsFile& b) { return b.env == h.env; }))
+      head_left.push_back(&h);
+  // One env on each side left over: the same build under a new name (a compiler or CUDA update).
+  if (base_left.size() == 1 && head_left.size() == 1) {
+    pairs.push_back({*base_left.front(), *head_left.front()});
+  } else if (!base_left.empty() && !head_left.empty()) {
+    std::vector<std::string> b, h;
+    for (const auto* f : base_left) b.push_back(f->env);
+    for (const auto* f : head_left) h.push_back(f->env);
+    throw InputError(fmt::format(
+        "cannot tell which environments of base and head to compare: base has {} and head has {} with no "
+        "counterpart of the same name; pick one with --env, or compare two results files",
+        join(b, ", "), join(h, ", ")));
+  }
+  if (pairs.empty()) throw InputError("base and head have no environment in common: nothing to compare");
+  return pairs;
 }
 
 fs::path side_results_file(const std::string& arg, const DatabaseQuery& query) {
@@ -524,6 +557,74 @@ ResultSet with_points(ResultSet set, const std::string& arg) {
 ResultSet load_side_any(const std::string& arg, const DatabaseQuery& query);
 
 }  // namespace
+
+std::optional<std::pair<ResultSet, ResultSet>> load_commits(const std::string& base, const std::string& head,
+                                                            const DatabaseQuery& query, int history) {
+  auto is_file_arg = [](const std::string& arg) {
+    const fs::path path(arg);
+    return fs::exists(path) || path.extension() == ".json" || path.extension() == ".jsonl";
+  };
+  if (is_file_arg(base) || is_file_arg(head)) return std::nullopt;
+  std::vector<AsvResultsFile> base_files, head_files;
+  try {
+    base_files = commit_results_files(query, base);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("base: {}", e.what()));
+  }
+  try {
+    head_files = commit_results_files(query, head);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("head: {}", e.what()));
+  }
+  const std::vector<EnvPair> pairs = pair_environments(base_files, head_files);
+  const auto benchmarks = read_benchmarks_json(query.results_dir);
+  const json* bench = benchmarks ? &*benchmarks : nullptr;
+  ResultSet base_set, head_set;
+  std::vector<std::string> base_envs, head_envs;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    ResultSet b = read_asv_results(pairs[i].base.path, bench);
+    ResultSet h = read_asv_results(pairs[i].head.path, bench);
+    if (history > 0) read_history(h, pairs[i].head.path, bench, history);
+    // Points of different envs never match each other: the pair's number goes into the key.
+    const std::string prefix = pairs.size() == 1 ? "" : fmt::format("{}|", i);
+    for (auto& p : b.points) p.key = prefix + p.key;
+    for (auto& p : h.points) p.key = prefix + p.key;
+    for (auto& [key, runs] : h.history) head_set.history[prefix + key] = std::move(runs);
+    head_set.history_files += h.history_files;
+    base_set.points.insert(base_set.points.end(), b.points.begin(), b.points.end());
+    head_set.points.insert(head_set.points.end(), h.points.begin(), h.points.end());
+    base_set.commit = b.commit;
+    head_set.commit = h.commit;
+    base_set.label = b.label;
+    head_set.label = h.label;
+    base_envs.push_back(pairs[i].base.env);
+    head_envs.push_back(pairs[i].head.env);
+    head_set.environments.push_back(pairs[i].base.env == pairs[i].head.env
+                                        ? pairs[i].head.env
+                                        : pairs[i].base.env + " -> " + pairs[i].head.env);
+  }
+  // A name shown in two envs (one program built twice) says which env it is.
+  for (ResultSet* set : {&base_set, &head_set}) {
+    std::map<std::string, int> shown;
+    for (const auto& p : set->points) ++shown[p.display];
+    for (auto& p : set->points)
+      if (shown[p.display] > 1) {
+        const std::size_t i = pairs.size() == 1 ? 0 : std::stoul(p.key.substr(0, p.key.find('|')));
+        p.display += " [" + (set == &base_set ? pairs[i].base.env : pairs[i].head.env) + "]";
+      }
+  }
+  // Envs on one side only hold no comparable point: named, so nobody wonders where they went.
+  for (const auto* side : {&base_files, &head_files})
+    for (const auto& f : *side)
+      if (std::none_of(pairs.begin(), pairs.end(), [&](const EnvPair& p) { return p.base.env == f.env || p.head.env == f.env; }))
+        head_set.environments.push_back(f.env + (side == &base_files ? " (base only, not compared)" : " (head only, not compared)"));
+  const std::string machine = pairs.front().head.path.parent_path().filename().string();
+  if (pairs.size() > 1) {
+    base_set.label = fmt::format("{} ({}, {})", pairs.front().base.hash8, machine, join(base_envs, ", "));
+    head_set.label = fmt::format("{} ({}, {})", pairs.front().head.hash8, machine, join(head_envs, ", "));
+  }
+  return std::make_pair(with_points(std::move(base_set), base), with_points(std::move(head_set), head));
+}
 
 ResultSet load_side(const std::string& arg, const DatabaseQuery& query) {
   return with_points(load_side_any(arg, query), arg);

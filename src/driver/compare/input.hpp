@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "driver/common/errors.hpp"
+#include "output/asv_results.hpp"
 
 namespace pitot::driver::compare {
 
@@ -48,6 +49,8 @@ struct ResultSet {
   // run-to-run noise floor; empty when the side is not a commit in a database.
   std::map<std::string, std::vector<double>> history;
   int history_files = 0;  // results files the history was read from
+  // Two commits of a database: the environments compared, "env" or "base env -> head env".
+  std::vector<std::string> environments;
 };
 
 // asv's dialect of JSON (output/asv_json.hpp) as compare's input: throws InputError naming
@@ -73,6 +76,21 @@ struct DatabaseQuery {
   std::filesystem::path repo;  // git repository that resolves revisions (empty: the current folder)
 };
 
+// The results files of `commit` (a hash prefix, or a git revision resolved in the query's
+// repository) in an asv database: one per environment, or only --env's. Throws InputError
+// naming what is missing or ambiguous, and listing what is there.
+std::vector<AsvResultsFile> commit_results_files(const DatabaseQuery& query, const std::string& commit);
+
+// One environment of the base commit and its counterpart in the head commit.
+struct EnvPair {
+  AsvResultsFile base, head;
+};
+// Each env of base with the env of the same name in head; when exactly one env on each side has
+// no such counterpart, those two (the same build renamed, say by a compiler update). Envs on one
+// side only are left out. Throws InputError when the leftovers cannot be paired, or nothing pairs.
+std::vector<EnvPair> pair_environments(const std::vector<AsvResultsFile>& base,
+                                       const std::vector<AsvResultsFile>& head);
+
 // The results file of `commit` (a hash prefix, or a git revision resolved in the current
 // directory's repository) in an asv database. Throws InputError naming what is missing or
 // ambiguous, and listing what is there.
@@ -84,6 +102,13 @@ std::optional<nlohmann::json> read_benchmarks_json(const std::filesystem::path& 
 // Loads one side of the comparison: an existing file (asv results or pitot JSON, by content),
 // otherwise a commit in the database.
 ResultSet load_side(const std::string& arg, const DatabaseQuery& query);
+
+// Both sides when BASE and HEAD are commits of a database: every environment of base with its
+// counterpart in head (pair_environments), each head env's points with their history (`history`
+// recent commits), pooled into one pair of sets whose `environments` name the pairs. Returns
+// nullopt when either argument is a file.
+std::optional<std::pair<ResultSet, ResultSet>> load_commits(const std::string& base, const std::string& head,
+                                                            const DatabaseQuery& query, int history);
 
 // The results file `load_side` would read for a commit, or empty when `arg` is a file.
 std::filesystem::path side_results_file(const std::string& arg, const DatabaseQuery& query);

@@ -54,6 +54,12 @@ int severity(Verdict v) {
   return 1;
 }
 
+// A percentage for people: two significant digits, never an exponent (3100, 7.6, 0.31).
+std::string percent_text(double p) {
+  if (std::abs(p) >= 100) return fmt::format("{:.0f}", p);
+  return fmt::format("{:.2g}", p);
+}
+
 // "±2.1% (5+5 processes)": the run-to-run noise the row's interval allows for.
 std::string format_noise(const Comparison& c) {
   if (!std::isfinite(c.noise_percent)) return "-";
@@ -64,7 +70,13 @@ std::string format_noise(const Comparison& c) {
     case NoiseSource::Prior: source = "prior"; break;
     case NoiseSource::None: return "-";
   }
-  return fmt::format("±{:.2g}% ({})", c.noise_percent, source);
+  return fmt::format("±{}% ({})", percent_text(c.noise_percent), source);
+}
+
+std::string join_environments(const Report& r) {
+  std::string joined;
+  for (const auto& e : r.environments) joined += (joined.empty() ? "" : ", ") + e;
+  return joined;
 }
 
 // The note a row shows: why it is inconclusive, or that its change is within the noise.
@@ -72,7 +84,7 @@ std::string row_note(const Comparison& c) {
   std::string note = c.note;
   if (std::isfinite(c.noise_percent) && c.verdict != Verdict::Slower && c.verdict != Verdict::Faster &&
       std::isfinite(c.ratio) && std::abs(c.ratio - 1) * 100 <= c.noise_percent) {
-    const std::string within = fmt::format("within run-to-run noise ±{:.2g}%", c.noise_percent);
+    const std::string within = fmt::format("within run-to-run noise ±{}%", percent_text(c.noise_percent));
     note = note.empty() ? within : within + "; " + note;
   }
   return note;
@@ -169,6 +181,7 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
   r.head_label = head.label;
   r.options = options;
   r.history_files = head.history_files;
+  r.environments = head.environments;
   std::map<std::string, const PointData*> head_by_key;
   for (const auto& p : head.points) head_by_key[p.key] = &p;
   std::size_t shared = 0;
@@ -266,6 +279,7 @@ std::string render_table(const Report& r, bool color, bool only_changed) {
     return code ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
   };
   std::string out = fmt::format("base: {}\nhead: {}\n", r.base_label, r.head_label);
+  if (!r.environments.empty()) out += fmt::format("environments compared: {}\n", join_environments(r));
   out += fmt::format(
       "threshold ±{}, {} intervals of the ratio head/base per point, widened to the run-to-run "
       "noise floor (noise: its half-width and source)\n\n",
@@ -330,6 +344,9 @@ std::string render_markdown(const Report& r, bool only_changed, std::size_t limi
       "prior for one process a side). A change within it is within run-to-run noise.\n\n",
       markdown_escape(r.base_label), markdown_escape(r.head_label), percent(r.options.confidence),
       percent(r.options.threshold));
+  if (!r.environments.empty())
+    out += fmt::format("Environments compared, each with its counterpart: {}.\n\n",
+                       markdown_escape(join_environments(r)));
   const std::string header =
       "| verdict | benchmark | ratio | interval | noise | base | head | note |\n"
       "|---|---|---:|---|---|---:|---:|---|\n";
@@ -505,6 +522,7 @@ json render_json(const Report& r, bool only_changed) {
           {"threshold", r.options.threshold},
           {"noise_prior", r.options.noise_prior},
           {"history_files", r.history_files},
+          {"environments", r.environments},
           {"confidence", r.options.confidence},
           {"summary", summary},
           {"points", points},

@@ -38,6 +38,7 @@ struct Report {
   int derived_tracks = 0;              // throughput tracks folded into their time points
   int dropped = 0;                     // non-positive or non-finite samples and medians ignored
   int history_files = 0;               // results files the noise floors were learned from
+  std::vector<std::string> environments;  // two commits of a database: the env pairs compared
 
   int count(Verdict v) const;
   // Geometric mean over the compared points of head/base time ratios (throughput ratios turned

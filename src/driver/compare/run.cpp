@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <tuple>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -53,22 +54,25 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
       throw InputError("--noise-prior: expected a percentage like 2%, or 0 to turn the prior off");
     const DatabaseQuery query = database_query(options);
     ResultSet base, head;
-    try {
-      base = load_side(options.base, query);
-    } catch (const InputError& e) {
-      throw InputError(fmt::format("base: {}", e.what()));
-    }
-    fs::path head_file;
-    try {
-      head = load_side(options.head, query);
-      head_file = side_results_file(options.head, query);
-    } catch (const InputError& e) {
-      throw InputError(fmt::format("head: {}", e.what()));
-    }
-    // Commits in a database: each point's recent run medians give its run-to-run noise floor.
-    if (!head_file.empty() && options.history > 0) {
-      auto benchmarks = read_benchmarks_json(query.results_dir);
-      read_history(head, head_file, benchmarks ? &*benchmarks : nullptr, options.history);
+    if (auto commits = load_commits(options.base, options.head, query, options.history)) {
+      std::tie(base, head) = std::move(*commits);
+    } else {
+      try {
+        base = load_side(options.base, query);
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("base: {}", e.what()));
+      }
+      try {
+        head = load_side(options.head, query);
+        // A head commit's recent runs in the database give each point its noise floor.
+        const fs::path head_file = side_results_file(options.head, query);
+        if (!head_file.empty() && options.history > 0) {
+          const auto benchmarks = read_benchmarks_json(query.results_dir);
+          read_history(head, head_file, benchmarks ? &*benchmarks : nullptr, options.history);
+        }
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("head: {}", e.what()));
+      }
     }
     const Report report = build_report(base, head, options.method);
     const char* no_color = std::getenv("NO_COLOR");

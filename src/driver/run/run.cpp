@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/bounded_json.hpp"
 #include "core/point_filter.hpp"
@@ -209,11 +210,15 @@ struct Selection {
   std::size_t total = 0;
 };
 
-// The asv database: its folder and one AsvRun per device (key: device, -1 without --devices).
+// The asv database: its folder and one AsvRun per program and device (key: program index, device
+// or -1 without --devices). Each program's rows carry its own environment: a C++ and a Python
+// program, or an optimized and an unoptimized build, run side by side keep their histories apart.
 struct Database {
   std::optional<fs::path> dir;
-  std::map<int, AsvRun> runs;
-  const AsvRun* run_for(std::optional<int> device) const { return dir ? &runs.at(device.value_or(-1)) : nullptr; }
+  std::map<std::pair<std::size_t, int>, AsvRun> runs;
+  const AsvRun* run_for(std::size_t program, std::optional<int> device) const {
+    return dir ? &runs.at({program, device.value_or(-1)}) : nullptr;
+  }
 };
 
 // Ctrl-C and SIGTERM stop the children and keep what finished; a closed stdout is not fatal.
@@ -274,21 +279,19 @@ std::vector<std::optional<int>> choose_devices(const RunOptions& o, const std::v
   return devices;
 }
 
-// The build the programs report (the first that says), else the driver's own.
-std::map<std::string, std::string> programs_requirements(const std::vector<ProgramInfo>& programs) {
-  for (const auto& p : programs)
-    if (p.list.requirements) return *p.list.requirements;
-  return build_requirements();
+// The build a program reports (its --list --json), else the driver's own.
+std::map<std::string, std::string> program_requirements(const ProgramInfo& program) {
+  return program.list.requirements ? *program.list.requirements : build_requirements();
 }
 
-// The env names the programs' own build (their --list --json), not the driver's: a project built
-// without optimization must not land in a Release env.
-std::string default_env(const RunOptions& o, const std::vector<ProgramInfo>& programs) {
+// A program's env names its own build, not the driver's: a project built without optimization
+// must not land in a Release env, nor a Python file in a C++ one. --env names every program's.
+std::string program_env(const RunOptions& o, const ProgramInfo& program) {
   if (!o.env.empty()) return o.env;
-  return env_name(programs_requirements(programs)) + timing_env_suffix(o.timing.value_or(Timing::Cold));
+  return env_name(program_requirements(program)) + timing_env_suffix(o.timing.value_or(Timing::Cold));
 }
 
-// Step 4: the database, checked before anything runs: machine and env per device.
+// Step 4: the database, checked before anything runs: machine per device, env per program.
 Database prepare_database(const RunOptions& o, const std::vector<ProgramInfo>& programs,
                           const std::vector<std::optional<int>>& devices) {
   Database db;
@@ -296,53 +299,61 @@ Database prepare_database(const RunOptions& o, const std::vector<ProgramInfo>& p
   std::optional<AsvConfig> config = find_asv_config(o.config);
   db.dir = results_dir(o.asv_dir, config);
   const CommitInfo commit = resolve_commit(o.commit, config ? config->repo : fs::path("."));
-  const std::map<std::string, std::string> requirements = programs_requirements(programs);
-  const std::string env = default_env(o, programs);
   for (const auto& d : devices) {
-    AsvRun run;
-    run.commit_hash = commit.hash;
-    run.commit_date_ms = commit.date_ms;
+    AsvRun machine_run;
+    machine_run.commit_hash = commit.hash;
+    machine_run.commit_date_ms = commit.date_ms;
     json facts = nullptr;
     for (const auto& p : programs) {
       facts = listed_device_facts(p.list, d.value_or(0));
       if (!facts.is_null()) break;
     }
-    fill_machine(run, o.machine, facts);
-    run.requirements = requirements;
-    run.env_name = env;
-    if (d) {
-      // Each GPU keeps its own results file and its own line in asv's graphs.
-      run.env_name += fmt::format("-dev{}", *d);
-      run.requirements["device"] = std::to_string(*d);
+    fill_machine(machine_run, o.machine, facts);
+    for (std::size_t i = 0; i < programs.size(); ++i) {
+      AsvRun run = machine_run;
+      run.requirements = program_requirements(programs[i]);
+      run.env_name = program_env(o, programs[i]);
+      if (d) {
+        // Each GPU keeps its own results file and its own line in asv's graphs.
+        run.env_name += fmt::format("-dev{}", *d);
+        run.requirements["device"] = std::to_string(*d);
+      }
+      try {
+        checked_name("--env", run.env_name);
+      } catch (const std::invalid_argument& e) {
+        throw InputError(e.what());
+      }
+      db.runs[{i, d.value_or(-1)}] = run;
     }
-    try {
-      checked_name("--env", run.env_name);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(e.what());
-    }
-    db.runs[d.value_or(-1)] = run;
   }
   return db;
 }
 
-// Step 5: one line saying what runs where, and a warning for a build without optimization.
+// Step 5: one line saying what runs where, and a warning for programs built without optimization.
 void announce(Progress& progress, const RunOptions& o, const std::vector<ProgramInfo>& programs, const Database& db,
               std::size_t points) {
   if (!db.dir) return;
-  const AsvRun& r = db.runs.begin()->second;
-  // Only CUDA programs can time with the kernel clock: name its env only when one is here.
-  const bool kernel_clock = o.env.empty() && std::any_of(programs.begin(), programs.end(), [](const ProgramInfo& p) {
-                              return p.list.backend == "cuda";
-                            });
-  progress.note(fmt::format("pitot: {} point{} of {} program{} -> {} (machine {}, commit {}, env {}{})", points,
+  const AsvRun& first = db.runs.begin()->second;
+  std::set<std::string> envs;
+  std::vector<std::string> unoptimized;
+  for (const auto& [key, run] : db.runs) {
+    envs.insert(run.env_name);
+    // Only CUDA programs can time with the kernel clock: name its env only for them.
+    if (o.env.empty() && programs[key.first].list.backend == "cuda") envs.insert(run.env_name + kKernelClockEnvSuffix);
+    const auto build = run.requirements.find("build_type");
+    if (build != run.requirements.end() && (build->second == "unoptimized" || build->second == "Debug") &&
+        key.second == db.runs.begin()->first.second)
+      unoptimized.push_back(programs[key.first].program);
+  }
+  progress.note(fmt::format("pitot: {} point{} of {} program{} -> {} (machine {}, commit {}, env{} {})", points,
                             points == 1 ? "" : "s", programs.size(), programs.size() == 1 ? "" : "s", db.dir->string(),
-                            r.machine, r.commit_hash.substr(0, 8), r.env_name,
-                            kernel_clock ? fmt::format("; kernel-clock rows: {}{}", r.env_name, kKernelClockEnvSuffix) : ""));
-  const auto build = r.requirements.find("build_type");
-  if (build != r.requirements.end() && (build->second == "unoptimized" || build->second == "Debug"))
-    progress.note(
-        "pitot: WARNING: the programs were built without optimization: their times are not those of an "
-        "optimized build. Configure them with -DCMAKE_BUILD_TYPE=Release.");
+                            first.machine, first.commit_hash.substr(0, 8), envs.size() == 1 ? "" : "s",
+                            fmt::join(envs, ", ")));
+  if (!unoptimized.empty())
+    progress.note(fmt::format(
+        "pitot: WARNING: {} built without optimization: {} times are not those of an optimized build "
+        "(the rows go to an env of their own). Configure with -DCMAKE_BUILD_TYPE=Release.",
+        fmt::join(unoptimized, ", "), unoptimized.size() == 1 ? "its" : "their"));
 }
 
 // What every child of this run is given besides its points: --axis, the engine knobs, --timing
@@ -369,7 +380,7 @@ void run_everywhere(const RunOptions& o, const std::vector<ProgramInfo>& program
     for (int round = 0; round < o.processes && !g_interrupted; ++round)
       for (std::size_t i = 0; i < programs.size() && !g_interrupted; ++i) {
         if (selection.per_program[i].empty()) continue;
-        SinkOutput out(sink, db.run_for(device), programs[i], where_of(programs[i], device));
+        SinkOutput out(sink, db.run_for(i, device), programs[i], where_of(programs[i], device));
         ProgramRunner(settings, programs[i], selection.per_program[i], out, g_interrupted).run();
       }
   };
