@@ -92,6 +92,7 @@ void finalize(PointRun& run, const std::string& program) {
   r.index = p.index;
   r.name = p.name;
   r.values = p.values;
+  r.unit = p.def->unit;
   if (r.status == PointStatus::Failed) return;
   if (run.skipped) {
     r.status = PointStatus::Skipped;

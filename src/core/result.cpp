@@ -82,7 +82,11 @@ Axis axis_from_json(const json& j) {
 json to_json(const BenchmarkInfo& info) {
   json axes = json::array();
   for (const auto& a : info.axes) axes.push_back(to_json(a));
-  return {{"program", info.program}, {"name", info.name}, {"axes", axes}, {"version", info.version}, {"timeout", info.timeout_seconds}, {"code", info.code}, {"points", info.point_count()}};
+  if (info.repr_values)  // the values are the reprs already
+    for (auto& a : axes) a["reprs"] = a["values"];
+  json j = {{"program", info.program}, {"name", info.name}, {"axes", axes}, {"version", info.version}, {"timeout", info.timeout_seconds}, {"code", info.code}, {"points", info.point_count()}, {"type", info.type}, {"unit", info.unit}};
+  if (info.repr_values) j["repr_values"] = true;
+  return j;
 }
 
 BenchmarkInfo benchmark_from_json(const json& j) {
@@ -93,6 +97,9 @@ BenchmarkInfo benchmark_from_json(const json& j) {
   b.version = j.value("version", "1");
   b.timeout_seconds = j.value("timeout", 60.0);
   b.code = j.value("code", "");
+  b.type = j.value("type", "time");
+  b.unit = j.value("unit", "seconds");
+  b.repr_values = j.value("repr_values", false);
   return b;
 }
 
@@ -109,7 +116,7 @@ json to_json(const PointResult& p) {
             {"status", status_name(p.status)},
             {"reason", p.reason},
             {"backend", p.backend},
-            {"unit", "seconds"},
+            {"unit", p.unit},
             {"number", p.number},
             {"samples", p.samples},
             {"discarded_samples", p.discarded_samples},
@@ -149,6 +156,7 @@ PointResult point_from_json(const json& j) {
   p.status = status_from_name(j.at("status").get<std::string>());
   p.reason = j.value("reason", "");
   p.backend = j.value("backend", "");
+  p.unit = j.value("unit", "seconds");
   p.number = j.value("number", std::int64_t{1});
   p.samples = j.value("samples", std::vector<double>{});
   p.clock_ratios = j.value("clock_ratios", std::vector<double>{});

@@ -23,6 +23,9 @@ struct BenchmarkInfo {
   std::string version = "1";
   double timeout_seconds = 60.0;
   std::string code;
+  std::string type = "time";     // asv's type of the value: time, track, memory, peakmemory
+  std::string unit = "seconds";  // ... and its unit
+  bool repr_values = false;      // the axes hold asv's reprs of the values (BenchmarkDef says why)
   std::size_t point_count() const;
   std::string full_name() const { return program + "." + name; }
 };
@@ -47,7 +50,8 @@ struct PointResult {
   std::vector<AxisValue> values;
   PointStatus status = PointStatus::Ok;
   std::string reason;                // why it failed or was skipped
-  std::string backend;               // cpu, manual, cuda, hip
+  std::string backend;               // cpu, manual, value, cuda, hip
+  std::string unit = "seconds";      // of the samples: the benchmark's unit
   std::int64_t number = 1;           // iterations per sample
   std::vector<double> samples;       // seconds per iteration, in measurement order
   std::vector<double> clock_ratios;  // per sample, when the backend measures clocks

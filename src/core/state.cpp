@@ -130,10 +130,10 @@ void run_schedule(State& state, Sampler& sampler) {
         if (!std::isnan(s.clock_ratio)) r.clock_ratios.push_back(s.clock_ratio);
       }
     } while (seconds_since(batch_start) < cfg.batch_seconds &&
-             static_cast<int>(r.samples.size()) + r.discarded_samples < cfg.max_samples);
+             static_cast<int>(r.samples.size()) + r.discarded_samples < cfg.max_samples && !sampler.exhausted());
     range_pop();
     spent += seconds_since(batch_start);
-    r.stop_reason = stop_reason(r.samples, spent, cfg);
+    r.stop_reason = sampler.exhausted() ? "samples" : stop_reason(r.samples, spent, cfg);
     if (r.stop_reason.empty() && static_cast<int>(r.samples.size()) + r.discarded_samples >= cfg.max_samples)
       r.stop_reason = "max_samples";
     if (!r.stop_reason.empty()) break;

@@ -45,11 +45,20 @@ std::string benchmark_name_problem(const std::string& name) {
   const std::string shown = "'" + escape_non_utf8(name) + "'";
   if (!is_utf8(name))
     return "the benchmark name " + shown + " is not UTF-8 text; asv and JSON hold UTF-8 only: rename it";
-  if (name.find('.') != std::string::npos)
-    return "the benchmark name " + shown +
-           " has a '.': asv names a benchmark's throughput tracks <name>.items_per_second, <name>.tflops..., so a "
-           "name with a '.' can be the same asv key as another benchmark's track and one time series would be "
-           "lost; rename it without '.' (e.g. with '_')";
+  // A '.' is allowed (asv's own names are Class.method), but not before a track's name: asv names a
+  // benchmark's throughput tracks <name>.items_per_second..., so `fn.tflops` would be fn's track.
+  if (const auto dot = name.rfind('.'); dot != std::string::npos) {
+    const std::string last = name.substr(dot + 1);
+    for (const char* track : {"items_per_second", "gbytes_per_second", "tflops", "percent_of_peak_bandwidth",
+                              "kernel_busy_seconds"})
+      if (last == track)
+        return "the benchmark name " + shown + " has a '.' before '" + last +
+               "': asv names a benchmark's throughput tracks <name>." + last +
+               ", so it can be the same asv key as another benchmark's track and one time series would be "
+               "lost; rename it (e.g. with '_' for the last '.')";
+    if (last.empty() || name.front() == '.' || name.find("..") != std::string::npos)
+      return "the benchmark name " + shown + " has an empty part between '.'s; asv's names are parts joined by '.'";
+  }
   for (unsigned char c : name) {
     // asv's file names (util.sanitize_filename) replace these with '_', so "a/b" and "a_b" would be one file.
     if (c < 0x20 || c == 0x7f || std::string_view("<>:\"/\\^|?*").find(static_cast<char>(c)) != std::string_view::npos) {

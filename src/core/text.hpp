@@ -30,8 +30,8 @@ std::string json_text(const nlohmann::json& j, int indent = -1);
 // (".percent_of_peak_bandwidth", 26 bytes) and ".json".
 inline constexpr std::size_t kMaxAsvNameBytes = 200;
 
-// Why `name` cannot name a benchmark, "" when it can: empty, not UTF-8, or holding a character
-// that asv reads as structure ('.', which joins a name to its tracks) or replaces in file names.
+// Why `name` cannot name a benchmark, "" when it can: empty, not UTF-8, ending in '.<track>' (the
+// asv key of another benchmark's throughput track), or holding a character asv replaces in file names.
 std::string benchmark_name_problem(const std::string& name);
 
 // Why program.name is too long for asv's file names, "" when it is not.

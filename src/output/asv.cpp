@@ -78,13 +78,17 @@ void as_asv_error(Body&& body) {
 
 using Params = AsvParams;
 
-// asv's params of a benchmark: the repr of each value, duplicates within an axis numbered
-// "x (0)", "x (1)" as asv_runner does, so that every point has its own name.
+// asv's params of a benchmark: the repr of each value (a Python asv benchmark's values are its
+// reprs already), duplicates within an axis numbered "x (0)", "x (1)" as asv_runner does, so that
+// every point has its own name.
 Params asv_params(const BenchmarkInfo& b) {
   Params params;
   for (const auto& axis : b.axes) {
     std::vector<std::string> reprs;
-    for (const auto& v : axis.values) reprs.push_back(python_repr(v));
+    for (const auto& v : axis.values) {
+      const auto* text = std::get_if<std::string>(&v);
+      reprs.push_back(b.repr_values && text ? *text : python_repr(v));
+    }
     std::map<std::string, int> total, seen;
     for (const auto& r : reprs) ++total[r];
     for (auto& r : reprs)
@@ -183,7 +187,8 @@ json row_json(const Row& row) {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // §5: a measured point fills all six stats, a skipped one is NaN, a failed one null throughout.
-Cell time_cell(const PointResult& p) {
+// A value that is not a time (asv's track, memory, peakmemory) is its result alone, as asv writes it.
+Cell time_cell(const PointResult& p, bool timed) {
   Cell cell;
   if (p.status == PointStatus::Skipped) {
     cell["result"] = kNaN;
@@ -195,6 +200,7 @@ Cell time_cell(const PointResult& p) {
   }
   const Stats& s = *p.stats;
   cell["result"] = s.median;
+  if (!timed) return cell;
   cell["stats_ci_99_a"] = s.ci99_lo;  // -inf for fewer than 8 samples, as in §5
   cell["stats_ci_99_b"] = s.ci99_hi;
   cell["stats_q_25"] = s.q25;
@@ -314,8 +320,11 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   if (results_doc.contains("results") && !results_doc["results"].is_object())
     throw AsvError(results_path.string() + ": \"results\" is not an object. Nothing was written.");
 
-  // machine.json: the facts of this run over whatever was recorded before (§3).
-  for (const auto& [k, v] : run.machine_facts) machine_doc[k] = v;
+  // machine.json: a machine already recorded (by `asv machine` or an earlier run) keeps the facts it
+  // was recorded with, and they are the results' params, as asv takes them: a history that asv
+  // started goes on in the same graphs. This run's facts only fill in what the file lacks (§3).
+  for (const auto& [k, v] : run.machine_facts)
+    if (!machine_doc.contains(k)) machine_doc[k] = v;
   machine_doc["machine"] = machine;
   machine_doc["version"] = kAsvMachineVersion;
 
@@ -337,20 +346,22 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
     const auto& run_points = points_of[name];
 
     json time_entry = {{"name", name},
-                       {"type", "time"},
-                       {"unit", "seconds"},
+                       {"type", b.type},
+                       {"unit", b.unit},
                        {"params", params_json(params)},
                        {"param_names", param_names(b)},
                        {"version", b.version},
                        {"code", b.code},
-                       {"timeout", b.timeout_seconds},
-                       // Only `asv run` reads these; pitot's own engine decides the sampling.
-                       {"number", 0},
-                       {"repeat", 0},
-                       {"min_run_count", 2},
-                       {"rounds", 1},
-                       {"sample_time", 0.01},
-                       {"warmup_time", -1}};
+                       {"timeout", b.timeout_seconds}};
+    const bool timed = b.type == "time";
+    if (timed) {  // only `asv run` reads these; pitot's own engine decides the sampling
+      time_entry["number"] = 0;
+      time_entry["repeat"] = 0;
+      time_entry["min_run_count"] = 2;
+      time_entry["rounds"] = 1;
+      time_entry["sample_time"] = 0.01;
+      time_entry["warmup_time"] = -1;
+    }
     bench_doc[name] = time_entry;
 
     // Track rows: those measured now plus those already recorded for this benchmark.
@@ -384,7 +395,7 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
 
     Row time_row = row_for(name);
     for (const auto* p : run_points) {
-      time_row.cells[flat_position(b, *p)] = time_cell(*p);
+      time_row.cells[flat_position(b, *p)] = time_cell(*p, timed);
       // The per-process medians (pitot run --processes K), keyed by asv's unrolled point name,
       // in a top-level key asv ignores (checked with asv 0.6.6 publish, compare and show).
       std::vector<std::string> reprs;
@@ -430,16 +441,23 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   bench_doc["version"] = kAsvBenchmarksVersion;
 
   // Results params: machine facts and requirements, one graph line per distinct set (§5).
-  std::map<std::string, std::string> params = run.machine_facts;
-  for (const auto& [k, v] : run.requirements) params[k] = v;
+  // The machine's recorded facts; python_version only names the env (output/machine.hpp), and
+  // asv writes the interpreter as `python` beside the requirements, not among them.
+  std::map<std::string, std::string> params, requirements = run.requirements;
+  for (const auto& [k, v] : machine_doc.items())
+    if (k != "version" && v.is_string()) params[k] = v.get<std::string>();
+  requirements.erase("python_version");
+  for (const auto& [k, v] : requirements) params[k] = v;
   params["machine"] = machine;
 
   results_doc["commit_hash"] = run.commit_hash;
   results_doc["env_name"] = env;
   results_doc["date"] = run.commit_date_ms;
   results_doc["params"] = string_map(params);
+  if (requirements.count("python")) results_doc["python"] = requirements["python"];
   if (!results_doc.contains("python") || !results_doc["python"].is_string()) results_doc["python"] = "";
-  results_doc["requirements"] = string_map(run.requirements);
+  requirements.erase("python");
+  results_doc["requirements"] = string_map(requirements);
   if (!results_doc.contains("env_vars") || !results_doc["env_vars"].is_object())
     results_doc["env_vars"] = json::object();
   results_doc["result_columns"] = kAsvResultColumns;

@@ -35,6 +35,15 @@ std::string format_track(const Track& t) {
   return fmt::format("{:.4g} {}", t.value, t.unit);
 }
 
+// A sample's value in its unit: seconds and bytes with a prefix, anything else (an asv track's
+// unit) as it is.
+std::string format_value(double v, const std::string& unit) {
+  if (unit == "seconds") return format_seconds(v);
+  if (!std::isfinite(v)) return "-";
+  if (unit == "bytes") return si_rate(v, "B");
+  return fmt::format("{:.4g} {}", v, unit);
+}
+
 std::string percent(double part, double whole) {
   if (!(whole > 0) || !std::isfinite(part)) return "-";
   return fmt::format("{:.2f}%", 100.0 * part / whole);
@@ -69,13 +78,14 @@ void print_table(std::ostream& out, const std::vector<PointResult>& points, doub
     // Stopped by a limit before the interval reached the target: the median is less certain.
     const bool wide = !(std::isfinite(s.ci99_lo) && std::isfinite(s.ci99_hi) && s.median > 0 &&
                         (s.ci99_hi - s.ci99_lo) / s.median < ci_target);
-    if (p.stop_reason != "ci" && wide) {
+    // "samples": the count the benchmark asked for (asv's repeat, one recorded value), no limit.
+    if (p.stop_reason != "ci" && p.stop_reason != "samples" && wide) {
       ci += " !";
       ++noisy;
     }
     out << fmt::format("{:<{}}  {:>8}  {:>10}  {:>8}  {:>9}  {:>10}  {:<11}  {}\n", p.name, width, s.n,
-                       format_seconds(s.median), percent((s.q75 - s.q25) / 2, s.median), ci,
-                       format_seconds(s.min), stop, tracks);
+                       format_value(s.median, p.unit), percent((s.q75 - s.q25) / 2, s.median), ci,
+                       format_value(s.min, p.unit), stop, tracks);
   }
   if (noisy > 0)
     out << fmt::format(

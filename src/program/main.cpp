@@ -51,7 +51,12 @@ std::vector<BenchmarkInfo> benchmark_infos(const std::string& program, const std
     b.axes = d.axes;
     b.version = d.version;
     b.timeout_seconds = d.timeout_seconds;
-    b.code = "pitot benchmark " + d.name + " (" + std::filesystem::path(d.source_file).filename().string() + ")";
+    // The source when the registration gave it (the Python module: asv's code, which asv shows).
+    b.code = d.code.empty() ? "pitot benchmark " + d.name + " (" + std::filesystem::path(d.source_file).filename().string() + ")"
+                            : d.code;
+    b.type = d.type;
+    b.unit = d.unit;
+    b.repr_values = d.repr_values;
     infos.push_back(std::move(b));
   }
   return infos;

@@ -21,6 +21,13 @@ struct BenchmarkDef {
   std::string source_file;
   std::string code;  // shown by asv as a tooltip
   BuildFlags build;
+  // What a sample holds, as asv names it: "time" in "seconds", or for the Python module's asv
+  // kinds "track" (its unit), "memory" or "peakmemory" (bytes).
+  std::string type = "time";
+  std::string unit = "seconds";
+  // Every axis is a string axis of asv's repr() of each value (Python's asv benchmarks), written
+  // to asv as it is rather than quoted.
+  bool repr_values = false;
 };
 
 // All benchmarks of this program, in registration order (a deque: builders keep pointers).

@@ -40,6 +40,9 @@ class Sampler {
   // capture range holds exactly the author's launches. Device samplers wait for it to finish.
   virtual void run_once() { (void)sample(); }
   virtual std::int64_t iterations_per_sample() const = 0;
+  // True once the sampler has given all the samples it will (a fixed count, as asv's `repeat`, or
+  // one recorded value): the point stops there, whatever the stopping rule would say.
+  virtual bool exhausted() const { return false; }
   // Called once when sampling ends (release buffers, streams).
   virtual void finish() {}
 };
