@@ -577,7 +577,7 @@ TEST(ProfileProcess, ReportsAProgramThatCannotStart) {
 }
 
 TEST(ProfileTools, PythonBenchmarkFileStartsUnderItsInterpreter) {
-  // A .py file is started as pitot run starts it: $PITOT_PYTHON (here a path) then the file.
+  // A .py file is started as pitot run starts it: imported by $PITOT_PYTHON (here a path) -m pitot.
   const fs::path dir = fs::temp_directory_path() / ("pitot-profile-py-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path file = dir / "bench_x.py";
@@ -588,6 +588,6 @@ TEST(ProfileTools, PythonBenchmarkFileStartsUnderItsInterpreter) {
   const auto argv = list_command(o, file);
   ::unsetenv("PITOT_PYTHON");
   fs::remove_all(dir);
-  const std::vector<std::string> want = {"/opt/python/bin/python3", file.string(), "--list", "--json", "--filter", "copy"};
+  const std::vector<std::string> want = {"/opt/python/bin/python3", "-m", "pitot", file.string(), "--list", "--json", "--filter", "copy"};
   EXPECT_EQ(argv, want);
 }

@@ -70,21 +70,81 @@ const BenchmarkInfo* find_benchmark(const std::vector<BenchmarkInfo>& list, cons
   return nullptr;
 }
 
-// A Python benchmark file that is not executable runs under $PITOT_PYTHON, else python3, each
-// found on PATH unless given with a '/' (children are executed without a PATH search).
-std::vector<std::string> python_interpreter(const std::string& file) {
+// The interpreter of Python benchmark files: $PITOT_PYTHON, else the python3 beside this pitot
+// (a virtualenv's bin, where `pip install ./python` puts pitot), else python3 on PATH; a name
+// without '/' is looked up on PATH (children are executed without a PATH search).
+std::string python_interpreter(const std::string& file) {
   const char* given = std::getenv("PITOT_PYTHON");
   const std::string name = given && *given ? given : "python3";
-  if (name.find('/') != std::string::npos) return {name};
+  if (name.find('/') != std::string::npos) return name;
+  std::error_code ec;
+  if (!given || !*given) {
+    const fs::path beside = fs::read_symlink("/proc/self/exe", ec).parent_path() / "python3";
+    if (!ec && is_executable_file(beside)) return beside.string();
+  }
   if (const char* path = std::getenv("PATH"))
     for (std::string_view rest = path; !rest.empty();) {
       const auto colon = rest.find(':');
       const fs::path candidate = fs::path(std::string(rest.substr(0, colon))) / name;
-      if (!candidate.parent_path().empty() && is_executable_file(candidate)) return {candidate.string()};
+      if (!candidate.parent_path().empty() && is_executable_file(candidate)) return candidate.string();
       rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
     }
   throw InputError("'" + file + "' is a Python file, but no " + name +
                    " is on PATH: set PITOT_PYTHON to the interpreter that has pitot installed");
+}
+
+// A Python file is imported, never run as a script (its `if __name__ == "__main__"` block may
+// call anything): `python -m pitot [--root DIR] FILE`. DIR is the asv benchmark folder FILE
+// belongs to, which names its module as asv does (python/pitot/__main__.py).
+std::vector<std::string> python_command(const std::string& file, const fs::path& root) {
+  std::vector<std::string> argv = {python_interpreter(file), "-m", "pitot"};
+  if (!root.empty()) argv.insert(argv.end(), {"--root", root.string()});
+  return argv;
+}
+
+// The modules of an asv benchmark folder, found as asv finds them (pkgutil.iter_modules, then
+// each package's own modules): *.py files, and folders holding __init__.py with their
+// __init__.py and modules, in name order. The folder's own __init__.py is left out: its
+// benchmarks would be named without a module, which pitot cannot (docs/writing-benchmarks.md).
+void suite_modules(const fs::path& dir, bool top, std::vector<fs::path>& out) {
+  std::error_code ec;
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(dir, ec)) entries.push_back(e.path());
+  std::sort(entries.begin(), entries.end());
+  if (!top && fs::exists(dir / "__init__.py", ec)) out.push_back(dir / "__init__.py");
+  for (const auto& e : entries) {
+    const std::string stem = e.stem().string();
+    if (stem.empty() || stem.find('.') != std::string::npos) continue;  // not a module name
+    if (fs::is_directory(e, ec)) {
+      if (fs::exists(e / "__init__.py", ec)) suite_modules(e, false, out);
+    } else if (e.extension() == ".py" && stem != "__init__" && fs::is_regular_file(e, ec)) {
+      out.push_back(e);
+    }
+  }
+}
+
+// asv.conf.json's benchmark_dir (default "benchmarks"), relative to the file's folder.
+fs::path asv_benchmark_dir(const fs::path& conf) {
+  std::string text;
+  json j;
+  try {
+    if (!read_file_bounded(conf, text)) throw InputError("cannot read " + conf.string());
+    j = parse_json_bounded(text, /*ignore_comments=*/true);
+  } catch (const std::length_error& e) {
+    throw InputError(conf.string() + ": " + e.what());
+  } catch (const json::exception& e) {
+    throw InputError(conf.string() + " cannot be read as JSON (" + e.what() +
+                     "); pitot reads comments but not the rest of JSON5 (trailing commas, single quotes)");
+  }
+  if (!j.is_object()) throw InputError(conf.string() + " is not a JSON object: is it an asv.conf.json?");
+  const auto dir = j.find("benchmark_dir");
+  if (dir != j.end() && !dir->is_string())
+    throw InputError(conf.string() + ": \"benchmark_dir\" is " + dir->type_name() + ", not a string (a folder)");
+  const fs::path benchmarks = conf.parent_path() / (dir == j.end() ? std::string("benchmarks") : dir->get<std::string>());
+  std::error_code ec;
+  if (!fs::is_directory(benchmarks, ec))
+    throw InputError(conf.string() + ": its benchmark_dir " + benchmarks.string() + " is not a folder");
+  return benchmarks;
 }
 
 }  // namespace
@@ -99,34 +159,50 @@ std::vector<ProgramRef> find_programs(const std::vector<std::string>& inputs, co
   if (inputs.empty()) return read_manifest(build_dir / "pitot-manifest.json");
   std::vector<ProgramRef> out;
   std::set<std::string> seen;
-  auto add = [&](const fs::path& p) {
+  auto add = [&](const fs::path& p, std::string name = "") {
     std::string key = fs::weakly_canonical(p).string();
-    if (seen.insert(key).second) out.push_back({p.filename().string(), p, {}});
+    if (seen.insert(key).second) out.push_back({name.empty() ? p.filename().string() : name, p, {}});
+    return out.size();
+  };
+  // The modules of an asv benchmark folder, each its own program.
+  auto add_suite = [&](const fs::path& dir, const std::string& in) {
+    std::vector<fs::path> modules;
+    suite_modules(dir, true, modules);
+    for (const auto& m : modules) {
+      const auto before = out.size();
+      if (add(m, fs::relative(m, dir).string()) > before) out.back().interpreter = python_command(in, dir);
+    }
+    return modules.size();
   };
   for (const auto& in : inputs) {
     fs::path p(in);
     std::error_code ec;
     if (fs::is_directory(p, ec)) {
-      // A folder: its manifest if it has one, else every executable directly inside it.
+      // A folder: its manifest if it has one, else every executable directly inside it and the
+      // Python modules of it as an asv benchmark folder.
       if (fs::exists(p / "pitot-manifest.json")) {
         for (auto& r : read_manifest(p / "pitot-manifest.json")) add(r.path);
         continue;
       }
       std::vector<fs::path> found;
       for (const auto& e : fs::directory_iterator(p, ec))
-        if (is_executable_file(e.path())) found.push_back(e.path());
-      if (found.empty()) throw InputError("folder " + in + " holds no executable program and no pitot-manifest.json");
+        if (e.path().extension() != ".py" && is_executable_file(e.path())) found.push_back(e.path());
       std::sort(found.begin(), found.end());
       for (auto& f : found) add(f);
+      if (add_suite(p, in) == 0 && found.empty())
+        throw InputError("folder " + in + " holds no executable program, no Python module and no pitot-manifest.json");
+    } else if (p.extension() == ".json" && fs::is_regular_file(p, ec)) {
+      // An asv.conf.json: the modules of its benchmark_dir.
+      const fs::path dir = asv_benchmark_dir(p);
+      if (add_suite(dir, in) == 0) throw InputError(in + ": its benchmark_dir " + dir.string() + " holds no Python module");
+    } else if (p.extension() == ".py" && fs::is_regular_file(p, ec)) {
+      const auto before = out.size();
+      if (add(p) > before) out.back().interpreter = python_command(in, {});
     } else if (is_executable_file(p)) {
       if (!p.has_parent_path()) p = fs::path(".") / p;  // run ./prog, never a PATH lookup
       add(p);
-    } else if (p.extension() == ".py" && fs::is_regular_file(p, ec)) {
-      const auto before = out.size();
-      add(p);
-      if (out.size() > before) out.back().interpreter = python_interpreter(in);
     } else {
-      throw InputError("'" + in + "' is neither an executable program, a Python file (.py) nor a folder");
+      throw InputError("'" + in + "' is neither an executable program, a Python file (.py), an asv.conf.json nor a folder");
     }
   }
   return out;

@@ -19,16 +19,17 @@ namespace pitot::driver {
 struct ProgramRef {
   std::string name;
   std::filesystem::path path;
-  // What runs `path` when it is not executable itself: a Python benchmark file given by name is
-  // run as `$PITOT_PYTHON FILE` (default: python3 from PATH). Empty: the file is executed.
+  // What runs `path` when it is not executable itself: a Python benchmark file is imported by
+  // `$PITOT_PYTHON -m pitot [--root DIR] FILE` (manifest.cpp). Empty: the file is executed.
   std::vector<std::string> interpreter;
 };
 
 // The argv that starts a program: its interpreter, if any, then its path.
 std::vector<std::string> program_command(const ProgramRef& ref);
 
-// Programs named by `inputs` (executables or folders holding them), or when empty the
-// programs of <build_dir>/pitot-manifest.json. Throws InputError naming what is missing.
+// Programs named by `inputs` (executables, Python files, folders holding either, asv.conf.json
+// files: the modules of their benchmark_dir), or when empty the programs of
+// <build_dir>/pitot-manifest.json. Throws InputError naming what is missing.
 std::vector<ProgramRef> find_programs(const std::vector<std::string>& inputs, const std::filesystem::path& build_dir);
 
 // One point of a program as the driver plans it, with enough to record it as failed.
