@@ -231,7 +231,13 @@ std::optional<std::string> git_branch(const std::filesystem::path& dir) {
   return git_line(dir, {"rev-parse", "--abbrev-ref", "HEAD"});
 }
 
+std::optional<std::map<std::string, std::string>>& requirements_override() {
+  static std::optional<std::map<std::string, std::string>> requirements;
+  return requirements;
+}
+
 std::map<std::string, std::string> build_requirements() {
+  if (requirements_override()) return *requirements_override();
   std::map<std::string, std::string> req;
 #if defined(__clang__)
   req["compiler"] = "clang-" + std::to_string(__clang_major__) + "." + std::to_string(__clang_minor__);
@@ -268,7 +274,9 @@ std::map<std::string, std::string> build_requirements() {
 std::string build_env_name() { return env_name(build_requirements()); }
 
 std::string env_name(std::map<std::string, std::string> req) {
-  std::string name = "cpp-" + req["compiler"] + "-" + req["build_type"];
+  // A Python program names its interpreter, not the compiler that built pitot's module.
+  std::string name = req.count("python_version") ? "python" + req["python_version"]
+                                                 : "cpp-" + req["compiler"] + "-" + req["build_type"];
   if (req.count("cuda")) name += "-cuda" + req["cuda"];
   if (req.count("hip")) name += "-hip" + req["hip"];
   std::string safe;

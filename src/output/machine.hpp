@@ -50,8 +50,13 @@ std::optional<std::string> git_branch(const std::filesystem::path& dir);
 // from NDEBUG) and, when the
 // definition PITOT_CUDA_VERSION is set, cuda ("13.0").
 std::map<std::string, std::string> build_requirements();
+// Set by a program that is not a C++ build (the Python module): the requirements it reports
+// instead, e.g. {"python": "/venv/bin/python3", "python_version": "3.12"} plus the GPU backend its
+// benchmarks use. `python` is asv's interpreter parameter; `python_version` names the env only.
+std::optional<std::map<std::string, std::string>>& requirements_override();
 
-// Environment name describing the build: cpp-<compiler>-<version>-<build type>[-cuda<ver>].
+// Environment name describing the build: cpp-<compiler>-<version>-<build type>[-cuda<ver>], or for
+// Python python<version>[-cuda<ver>].
 std::string build_env_name();
 // The same from requirements (build_requirements() of this or another process).
 std::string env_name(std::map<std::string, std::string> requirements);
