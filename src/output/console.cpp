@@ -35,15 +35,6 @@ std::string format_track(const Track& t) {
   return fmt::format("{:.4g} {}", t.value, t.unit);
 }
 
-// A sample's value in its unit: seconds and bytes with a prefix, anything else (an asv track's
-// unit) as it is.
-std::string format_value(double v, const std::string& unit) {
-  if (unit == "seconds") return format_seconds(v);
-  if (!std::isfinite(v)) return "-";
-  if (unit == "bytes") return si_rate(v, "B");
-  return fmt::format("{:.4g} {}", v, unit);
-}
-
 std::string percent(double part, double whole) {
   if (!(whole > 0) || !std::isfinite(part)) return "-";
   return fmt::format("{:.2f}%", 100.0 * part / whole);
@@ -57,6 +48,13 @@ std::string csv_field(const std::string& s) {
 }
 
 }  // namespace
+
+std::string format_value(double v, const std::string& unit) {
+  if (unit == "seconds") return format_seconds(v);
+  if (!std::isfinite(v)) return "-";
+  if (unit == "bytes") return si_rate(v, "B");
+  return fmt::format("{:.4g} {}", v, unit);
+}
 
 void print_table(std::ostream& out, const std::vector<PointResult>& points, double ci_target) {
   std::size_t noisy = 0;

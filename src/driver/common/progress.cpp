@@ -56,7 +56,7 @@ void Progress::done(const std::string& where, const PointResult& p) {
   where_ = where;
   // The live line shows the point just measured and its median: "[12/40] sort[n=1000] 6.9 us".
   point_ = p.name;
-  value_ = p.status == PointStatus::Ok && p.stats ? format_seconds(p.stats->median)
+  value_ = p.status == PointStatus::Ok && p.stats ? format_value(p.stats->median, p.unit)
            : p.status == PointStatus::Skipped     ? "skipped"
                                                   : "FAILED";
   if (!out_) return;
@@ -73,7 +73,7 @@ void Progress::done(const std::string& where, const PointResult& p) {
   }
   // A reason many points share (a program without its GPU) is written out once.
   const bool repeated = p.status == PointStatus::Skipped && !skip_reasons_seen_.insert(where + "\n" + p.reason).second;
-  std::string value = p.status == PointStatus::Ok && p.stats ? format_seconds(p.stats->median)
+  std::string value = p.status == PointStatus::Ok && p.stats ? format_value(p.stats->median, p.unit)
                       : repeated                             ? "skipped (same reason as above)"
                       : p.status == PointStatus::Skipped     ? "skipped: " + p.reason
                                                              : "FAILED: " + p.reason;
