@@ -16,9 +16,13 @@ expect_code() {  # expect_code WANT GOT WHAT
   [ "$2" -eq "$1" ] || fail "$3: exit code $2, expected $1"
 }
 
-# 1. The sample database: the 30% regression and the failure, exit 1.
+# 1. The sample database: the failure, exit 1; one process a side and no history, so the 30%
+#    change is inconclusive with a note on how to get evidence, and slower with --noise-prior 0.
 "$pitot" compare 0d9a5811 90932e64 --results-dir "$data/results" >"$tmp/out" 2>"$tmp/err"
 expect_code 1 $? "sample database"
+grep -q "^inconclusive .*time_sort\[n=100000, algorithm='std::sort'\]" "$tmp/out" || fail "sample: the 30% point should be inconclusive: $(cat "$tmp/out")"
+grep -q "run \`pitot run --processes 3\`" "$tmp/out" || fail "sample: no note on how to get evidence: $(cat "$tmp/out")"
+"$pitot" compare 0d9a5811 90932e64 --results-dir "$data/results" --noise-prior 0 >"$tmp/out" 2>"$tmp/err"
 grep -q "^slower .*time_sort\[n=100000, algorithm='std::sort'\]" "$tmp/out" || fail "sample: regression not reported: $(cat "$tmp/out")"
 grep -q "time_sort\[n=100000, algorithm='std::stable_sort'\]: failed" "$tmp/out" || fail "sample: failure not listed"
 
@@ -33,7 +37,8 @@ grep -q "base: file .*none.json not found" "$tmp/err" || fail "missing file mess
 expect_code 2 $? "threshold without %"
 
 # 3. Two runs of the example suite; the head run repeats saxpy's work 3 times. The machine may be
-#    shared and busy, so the threshold here is 25%: only the planted 3x must cross it.
+#    shared and busy, so the threshold here is 25%: only the planted 3x must cross it. One
+#    process a side: --noise-prior 0 takes its samples as independent (else no slower verdict).
 run_examples() {  # run_examples OUT_JSON COMMIT [env...]
   local out=$1 commit=$2
   shift 2
@@ -59,13 +64,13 @@ if slower != ["bench_examples.saxpy[a=0.5]"]:
     sys.exit(1)
 PY
 }
-"$pitot" compare "$tmp/base.json" "$tmp/head.json" --threshold 25% --json >"$tmp/report.json" 2>"$tmp/err"
+"$pitot" compare "$tmp/base.json" "$tmp/head.json" --threshold 25% --noise-prior 0 --json >"$tmp/report.json" 2>"$tmp/err"
 expect_code 1 $? "example runs, pitot JSON"
 check_one_slower "$tmp/report.json" "pitot JSON"
-"$pitot" compare 1111111 2222222 --results-dir "$tmp/db/results" --threshold 25% --json >"$tmp/report2.json" 2>"$tmp/err"
+"$pitot" compare 1111111 2222222 --results-dir "$tmp/db/results" --threshold 25% --noise-prior 0 --json >"$tmp/report2.json" 2>"$tmp/err"
 expect_code 1 $? "example runs, asv database"
 check_one_slower "$tmp/report2.json" "asv database"
-"$pitot" compare 1111111 2222222 --results-dir "$tmp/db/results" --threshold 25% --markdown -o "$tmp/comment.md" >"$tmp/out" 2>"$tmp/err"
+"$pitot" compare 1111111 2222222 --results-dir "$tmp/db/results" --threshold 25% --noise-prior 0 --markdown -o "$tmp/comment.md" >"$tmp/out" 2>"$tmp/err"
 expect_code 1 $? "markdown to a file"
 grep -q "saxpy\[a=0.5\]" "$tmp/comment.md" || fail "markdown file lacks the slower point"
 grep -q "^verdict" "$tmp/out" || fail "the table should still go to stdout with -o"

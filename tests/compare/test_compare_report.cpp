@@ -57,20 +57,28 @@ json pitot_run(std::uint64_t seed, int points, int slow, double factor) {
 
 void write_json(const fs::path& file, const json& j) { std::ofstream(file) << j.dump(); }
 
+// One process a side and no history gives no slower or faster verdict by default (issue 23): the
+// tests of the report's rendering take one process's samples as independent (--noise-prior 0).
+pc::CompareOptions independent(pc::CompareOptions o) {
+  o.method.noise_prior = 0;
+  return o;
+}
+
 }  // namespace
 
 TEST(CompareReport, SampleDatabaseFindsTheRegressionAndTheFailure) {
   auto o = sample_options("0d9a5811", "90932e64");
   o.format = pc::Format::Json;
   Outcome r = run(o);
-  ASSERT_EQ(r.code, 1) << r.err;
+  ASSERT_EQ(r.code, 1) << r.err;  // the newly failing point
   json j = json::parse(r.out);
   EXPECT_EQ(j["schema_version"], 2);
-  EXPECT_EQ(j["summary"]["slower"], 1);
   // One process a side and two commits (no history): the 2% prior noise floor (±7.6% at 99%)
-  // keeps the two 1.000 points from being called unchanged within ±2%.
+  // keeps the two 1.000 points from being called unchanged within ±2%, and a prior never makes
+  // a point slower: the 1.30 point says how to get the evidence.
+  EXPECT_EQ(j["summary"]["slower"], 0);
   EXPECT_EQ(j["summary"]["unchanged"], 0);
-  EXPECT_EQ(j["summary"]["inconclusive"], 3);  // those two, and the throughput track (one value)
+  EXPECT_EQ(j["summary"]["inconclusive"], 4);  // those three, and the throughput track (one value)
   EXPECT_EQ(j["summary"]["failed"], 1);
   EXPECT_EQ(j["summary"]["exit_code"], 1);
   ASSERT_FALSE(j["points"].empty());
@@ -78,7 +86,8 @@ TEST(CompareReport, SampleDatabaseFindsTheRegressionAndTheFailure) {
   EXPECT_EQ(worst["name"], "sort.SortSuite.time_sort[n=100000, algorithm='std::sort']");
   EXPECT_EQ(worst["benchmark"], "sort.SortSuite.time_sort");
   EXPECT_EQ(worst["params"], json({{"n", "100000"}, {"algorithm", "'std::sort'"}}));
-  EXPECT_EQ(worst["verdict"], "slower");
+  EXPECT_EQ(worst["verdict"], "inconclusive");
+  EXPECT_NE(worst["note"].get<std::string>().find("--processes 3"), std::string::npos) << worst["note"];
   EXPECT_EQ(worst["evidence"], "samples");
   EXPECT_EQ(worst["noise"]["source"], "prior");
   EXPECT_NEAR(worst["noise"]["percent"].get<double>(), 7.6, 0.1);
@@ -91,15 +100,16 @@ TEST(CompareReport, SampleDatabaseFindsTheRegressionAndTheFailure) {
       EXPECT_EQ(p["verdict"], "inconclusive");
     }
   // Without the prior, samples of one process are taken as independent: the old verdicts.
-  o.method.noise_prior = 0;
-  json old = json::parse(run(o).out);
+  json old = json::parse(run(independent(o)).out);
+  EXPECT_EQ(old["summary"]["slower"], 1);
+  EXPECT_EQ(old["points"][0]["verdict"], "slower");
   EXPECT_EQ(old["summary"]["unchanged"], 2);
   EXPECT_EQ(old["summary"]["inconclusive"], 1);
 }
 
 TEST(CompareReport, SampleFilesDirectlyAndTheTable) {
-  auto o = sample_options((kData / "results/sample-box/0d9a5811-cpp-gcc-12.2-Release.json").string(),
-                          (kData / "results/sample-box/90932e64-cpp-gcc-12.2-Release.json").string());
+  auto o = independent(sample_options((kData / "results/sample-box/0d9a5811-cpp-gcc-12.2-Release.json").string(),
+                                      (kData / "results/sample-box/90932e64-cpp-gcc-12.2-Release.json").string()));
   o.results_dir.clear();
   Outcome r = run(o);
   ASSERT_EQ(r.code, 1) << r.err;
@@ -107,8 +117,7 @@ TEST(CompareReport, SampleFilesDirectlyAndTheTable) {
   EXPECT_NE(r.out.find("Failed in head (ok in base):\n  sort.SortSuite.time_sort[n=100000, algorithm='std::stable_sort']"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("1 slower, 0 faster, 0 unchanged, 3 inconclusive; 1 newly failed"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("within run-to-run noise ±7.6%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 slower, 0 faster, 2 unchanged, 1 inconclusive; 1 newly failed"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("\x1b["), std::string::npos) << "colour when not on a terminal";
   // Reversed, the regression is a speed-up, and the failure became a fix: exit 0.
   std::swap(o.base, o.head);
@@ -173,6 +182,11 @@ TEST(CompareReport, EndToEndOnePlantedRegression) {
   auto o = sample_options((tmp.path() / "base.json").string(), (tmp.path() / "head.json").string());
   o.format = pc::Format::Json;
   o.output = tmp.path() / "report.json";
+  // By default one process a side decides nothing but "unchanged" (the prior may rule a change
+  // out, never in): exit 0, and the 10% point is inconclusive.
+  Outcome guarded = run(o);
+  EXPECT_EQ(guarded.code, 0) << guarded.out;
+  o = independent(o);
   Outcome r = run(o);
   ASSERT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.out.find("report written to"), std::string::npos);
@@ -180,9 +194,8 @@ TEST(CompareReport, EndToEndOnePlantedRegression) {
   std::ifstream in(tmp.path() / "report.json");
   json j = json::parse(in);
   EXPECT_EQ(j["summary"]["slower"], 1);
-  // One process a side: the others are within the prior's run-to-run noise (±7.6%), so they are
-  // inconclusive, not unchanged (before issue 12: 19 unchanged).
-  EXPECT_EQ(j["summary"]["inconclusive"], 19);
+  // Samples taken as independent: the others are unchanged within ±2%.
+  EXPECT_EQ(j["summary"]["unchanged"], 19);
   EXPECT_EQ(j["points"][0]["name"], "bench_e2e.work[i=7]");
   EXPECT_NEAR(j["points"][0]["ratio"].get<double>(), 1.10, 0.01);
   for (const auto& entry : fs::directory_iterator(tmp.path()))
@@ -202,7 +215,7 @@ TEST(CompareReport, EndToEndOnePlantedRegression) {
 }
 
 TEST(CompareReport, MarkdownForAPullRequest) {
-  auto o = sample_options("0d9a5811", "90932e64");
+  auto o = independent(sample_options("0d9a5811", "90932e64"));
   o.format = pc::Format::Markdown;
   Outcome r = run(o);
   ASSERT_EQ(r.code, 1);
@@ -214,10 +227,10 @@ TEST(CompareReport, MarkdownForAPullRequest) {
   // Severity order: newly failing, slower, inconclusive.
   EXPECT_LT(r.out.find("**Failed in head"), r.out.find("🔴 **slower**")) << r.out;
   EXPECT_LT(r.out.find("🔴 **slower**"), r.out.find("🟡 inconclusive")) << r.out;
-  EXPECT_NE(r.out.find("±7.6% (prior)"), std::string::npos) << r.out;
-  o.method.noise_prior = 0;
-  Outcome old = run(o);
-  EXPECT_NE(old.out.find("<details><summary>2 unchanged</summary>"), std::string::npos) << old.out;
+  EXPECT_NE(r.out.find("<details><summary>2 unchanged</summary>"), std::string::npos) << r.out;
+  o.method.noise_prior = 0.02;
+  Outcome prior = run(o);
+  EXPECT_NE(prior.out.find("±7.6% (prior)"), std::string::npos) << prior.out;
 }
 
 TEST(CompareReport, NewRemovedAndVersionChanges) {
@@ -400,7 +413,9 @@ TEST(CompareReport, MarkdownStaysUnderTheCommentLimit) {
   }
   head.points[5].state = pc::PointState::Failed;
   head.points[5].reason = "crashed";
-  const auto report = pc::build_report(base, head, {});
+  pc::MethodOptions independent_samples;
+  independent_samples.noise_prior = 0;
+  const auto report = pc::build_report(base, head, independent_samples);
   EXPECT_EQ(report.count(pc::Verdict::Slower), 300);
   const std::string md = pc::render_markdown(report, false);
   EXPECT_LE(md.size(), pc::kMarkdownLimit);

@@ -308,10 +308,15 @@ TEST(CompareStats, SingleValuesNeverGiveAVerdict) {
 
 TEST(CompareStats, VerdictForIntervalEdges) {
   using pc::Verdict;
-  EXPECT_EQ(pc::verdict_for_interval(1.03, 1.2, false, 0.02), Verdict::Slower);
-  EXPECT_EQ(pc::verdict_for_interval(1.01, 1.2, false, 0.02), Verdict::Inconclusive);
-  EXPECT_EQ(pc::verdict_for_interval(0.99, 1.01, false, 0.02), Verdict::Unchanged);
-  EXPECT_EQ(pc::verdict_for_interval(0.8, 0.97, false, 0.02), Verdict::Faster);
-  EXPECT_EQ(pc::verdict_for_interval(0.8, 0.97, true, 0.02), Verdict::Slower);
-  EXPECT_EQ(pc::verdict_for_interval(1.02, 1.2, false, 0.02), Verdict::Inconclusive);  // must lie wholly beyond
+  // Slower: the estimate beyond the threshold (2%) and the interval beyond half of it (~0.995%).
+  EXPECT_EQ(pc::verdict_for_interval(1.05, 1.03, 1.2, false, 0.02), Verdict::Slower);
+  EXPECT_EQ(pc::verdict_for_interval(1.025, 1.011, 1.04, false, 0.02), Verdict::Slower);
+  EXPECT_EQ(pc::verdict_for_interval(1.025, 1.009, 1.04, false, 0.02), Verdict::Inconclusive);  // interval under half
+  EXPECT_EQ(pc::verdict_for_interval(1.019, 1.015, 1.023, false, 0.02), Verdict::Inconclusive);  // estimate under it
+  EXPECT_EQ(pc::verdict_for_interval(1.0, 0.99, 1.01, false, 0.02), Verdict::Unchanged);
+  EXPECT_EQ(pc::verdict_for_interval(0.9, 0.8, 0.97, false, 0.02), Verdict::Faster);
+  EXPECT_EQ(pc::verdict_for_interval(0.9, 0.8, 0.97, true, 0.02), Verdict::Slower);
+  // Unchanged is read from the equivalence interval, slower from the wider one.
+  EXPECT_EQ(pc::verdict_for_interval(1.0, 0.97, 1.03, 0.99, 1.01, false, 0.02), Verdict::Unchanged);
+  EXPECT_EQ(pc::verdict_for_interval(1.0, 0.97, 1.03, 0.97, 1.03, false, 0.02), Verdict::Inconclusive);
 }

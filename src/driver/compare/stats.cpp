@@ -234,12 +234,22 @@ ShiftInterval shift_interval(const std::vector<double>& a, const std::vector<dou
   return s;
 }
 
-Verdict verdict_for_interval(double ratio_lo, double ratio_hi, bool higher_is_better, double threshold) {
-  const double up = 1 + threshold, down = 1 / (1 + threshold);
-  if (ratio_lo > up) return higher_is_better ? Verdict::Faster : Verdict::Slower;
-  if (ratio_hi < down) return higher_is_better ? Verdict::Slower : Verdict::Faster;
-  if (ratio_lo >= down && ratio_hi <= up) return Verdict::Unchanged;
+Verdict verdict_for_interval(double ratio, double ratio_lo, double ratio_hi, double same_lo, double same_hi,
+                             bool higher_is_better, double threshold) {
+  const double up = 1 + threshold, down = 1 / up;
+  const double half_up = std::sqrt(up), half_down = 1 / half_up;
+  // A change at the threshold is called about half the time (its estimate is beyond it half the
+  // time); one of twice the threshold nearly always once the interval is narrower than 1.5x the
+  // threshold; with no change, the interval must clear half the threshold on the wrong side.
+  if (ratio > up && ratio_lo > half_up) return higher_is_better ? Verdict::Faster : Verdict::Slower;
+  if (ratio < down && ratio_hi < half_down) return higher_is_better ? Verdict::Slower : Verdict::Faster;
+  if (same_lo >= down && same_hi <= up) return Verdict::Unchanged;
   return Verdict::Inconclusive;
+}
+
+double change_alpha(const MethodOptions& options) { return (1 - options.confidence) / std::max(1, options.looks); }
+double unchanged_alpha(const MethodOptions& options) {
+  return (1 - options.unchanged_confidence) / std::max(1, options.looks);
 }
 
 Comparison compare_samples(const std::vector<double>& base, const std::vector<double>& head,
@@ -261,7 +271,8 @@ Comparison compare_samples(const std::vector<double>& base, const std::vector<do
                          options.min_samples, dropped_note);
     return c;
   }
-  const ShiftInterval s = shift_interval(a, b, options.confidence);
+  const ShiftInterval s = shift_interval(a, b, 1 - change_alpha(options));
+  const ShiftInterval same = shift_interval(a, b, 1 - unchanged_alpha(options));
   c.ratio = std::exp(s.estimate);
   c.p_value = mann_whitney_p(a, b);
   if (!s.bounded) {
@@ -271,8 +282,10 @@ Comparison compare_samples(const std::vector<double>& base, const std::vector<do
   }
   c.ratio_lo = std::exp(s.lo);
   c.ratio_hi = std::exp(s.hi);
-  c.verdict = verdict_for_interval(c.ratio_lo, c.ratio_hi, higher_is_better, options.threshold);
-  const double alpha = 1 - options.confidence;
+  c.verdict = same.bounded ? verdict_for_interval(c.ratio, c.ratio_lo, c.ratio_hi, std::exp(same.lo), std::exp(same.hi),
+                                                  higher_is_better, options.threshold)
+                           : verdict_for_interval(c.ratio, c.ratio_lo, c.ratio_hi, higher_is_better, options.threshold);
+  const double alpha = change_alpha(options);
   if ((c.verdict == Verdict::Slower || c.verdict == Verdict::Faster) && !(c.p_value < alpha)) {
     // The interval and the test are duals; with many ties they can part by a hair. Trust neither alone.
     c.note = fmt::format("interval beyond ±{} but rank test p = {:.2g} is not below {:g}", percent(options.threshold),
@@ -391,7 +404,7 @@ Comparison compare_runs(const SideData& base, const SideData& head, bool higher_
   const auto x = positive_logs_unsorted(base.process_medians, dropped_medians);
   const auto y = positive_logs_unsorted(head.process_medians, dropped_medians);
   const int n = static_cast<int>(x.size()), m = static_cast<int>(y.size());
-  const double alpha = 1 - options.confidence;
+  const double alpha = change_alpha(options);
   const bool by_processes = n >= 1 && m >= 1 && std::max(n, m) >= 2;
 
   Comparison c;
@@ -430,9 +443,11 @@ Comparison compare_runs(const SideData& base, const SideData& head, bool higher_
       }
       c.ratio_lo = std::exp(d - half);
       c.ratio_hi = std::exp(d + half);
+      const double half_same = student_t_upper_quantile(unchanged_alpha(options) / 2, stat_df) * stat_se;
       c.noise_percent = half_width_percent(half);
       c.p_value = stat_se > 0 ? std::min(1.0, 2 * student_t_upper(std::abs(d) / stat_se, stat_df)) : (d == 0 ? 1.0 : 0.0);
-      c.verdict = verdict_for_interval(c.ratio_lo, c.ratio_hi, higher_is_better, options.threshold);
+      c.verdict = verdict_for_interval(c.ratio, c.ratio_lo, c.ratio_hi, std::exp(d - half_same), std::exp(d + half_same),
+                                       higher_is_better, options.threshold);
       if (c.verdict == Verdict::Inconclusive)
         c.note = fmt::format("interval reaches across the ±{} threshold", percent(options.threshold));
     }
@@ -467,11 +482,19 @@ Comparison compare_runs(const SideData& base, const SideData& head, bool higher_
   // The rank test treats samples of one process as independent; the floor's own test does not.
   const double p_floor = std::min(1.0, 2 * student_t_upper(std::abs(est) / se_f, df));
   c.p_value = std::max(c.p_value, p_floor);
-  Verdict v = verdict_for_interval(c.ratio_lo, c.ratio_hi, higher_is_better, options.threshold);
+  Verdict v = verdict_for_interval(c.ratio, c.ratio_lo, c.ratio_hi, higher_is_better, options.threshold);
   if ((v == Verdict::Slower || v == Verdict::Faster) && !(c.p_value < alpha)) v = Verdict::Inconclusive;
   if (widened) {
     c.note = c.noise == NoiseSource::History ? "one process a side: widened to the noise floor of its history"
                                              : "one process a side: widened to the prior noise floor";
+  }
+  // The prior is a guess about this machine: it may rule a change out, never in.
+  if (c.noise == NoiseSource::Prior && (v == Verdict::Slower || v == Verdict::Faster)) {
+    v = Verdict::Inconclusive;
+    c.note = fmt::format(
+        "one process a side and no history: a {} verdict needs evidence of the run-to-run noise; run "
+        "`pitot run --processes 3` for each side (or `pitot ab`), or build a history",
+        verdict_name((c.ratio > 1) != higher_is_better ? Verdict::Slower : Verdict::Faster));
   }
   c.verdict = v;
   return c;
@@ -494,7 +517,7 @@ Comparison compare_intervals(double base_median, double base_lo, double base_hi,
   // least 98%: conservative, like every step of the fallback.
   c.ratio_lo = head_lo / base_hi;
   c.ratio_hi = head_hi / base_lo;
-  c.verdict = verdict_for_interval(c.ratio_lo, c.ratio_hi, higher_is_better, options.threshold);
+  c.verdict = verdict_for_interval(c.ratio, c.ratio_lo, c.ratio_hi, higher_is_better, options.threshold);
   c.note = "no samples: from the stored 99% intervals of the medians";
   return c;
 }

@@ -31,6 +31,13 @@ struct MethodOptions {
   // used when a side has one process and the point has no history (docs/compare.md, "The noise
   // floor"). 0 turns the prior off (samples of one process are then taken as independent).
   double noise_prior = 0.02;
+  // "unchanged" needs the interval at this (narrower) level within ±threshold: an equivalence
+  // test whose error, calling a change beyond the threshold unchanged, is at most half of
+  // 1 - unchanged_confidence a side. "slower" and "faster" use `confidence`.
+  double unchanged_confidence = 0.90;
+  // Looks at the same point (pitot ab adds processes to undecided points and looks again): each
+  // look spends 1/looks of both error rates (Bonferroni), so they hold over all looks together.
+  int looks = 1;
 };
 
 // Where the run-to-run noise of a point comes from.
@@ -140,7 +147,19 @@ Comparison compare_runs(const SideData& base, const SideData& head, bool higher_
 // Single values without any interval: the ratio, and never a verdict.
 Comparison compare_values(double base, double head);
 
-// The verdict implied by an interval [lo, hi] of the ratio head/base and the threshold.
-Verdict verdict_for_interval(double ratio_lo, double ratio_hi, bool higher_is_better, double threshold);
+// The verdict (docs/compare.md, "What the verdicts mean"): slower when the estimate `ratio` is
+// beyond the threshold and the whole interval [lo, hi] beyond half of it (in log terms), faster
+// the same way round; unchanged when the equivalence interval [same_lo, same_hi] lies within
+// ±threshold; else inconclusive.
+Verdict verdict_for_interval(double ratio, double ratio_lo, double ratio_hi, double same_lo, double same_hi,
+                             bool higher_is_better, double threshold);
+// The same with one interval for both questions.
+inline Verdict verdict_for_interval(double ratio, double ratio_lo, double ratio_hi, bool higher_is_better,
+                                    double threshold) {
+  return verdict_for_interval(ratio, ratio_lo, ratio_hi, ratio_lo, ratio_hi, higher_is_better, threshold);
+}
+// The per-look error rates of `options`: 1 - confidence and 1 - unchanged_confidence, each split over the looks.
+double change_alpha(const MethodOptions& options);
+double unchanged_alpha(const MethodOptions& options);
 
 }  // namespace pitot::driver::compare
