@@ -12,17 +12,19 @@ protocol are the C++ program's own:
         state.add_items(state["n"])
         state.exec(lambda: sorted(data))                 # host clock; device time with device="cuda"
 
-    class Suite:                                          # asv style: params, setup, time_*, work_*
+    class Suite:                                          # asv's classes, named Suite.time_sum
         params = [[256, 4096]]
         param_names = ["n"]
         def setup(self, n): ...
         def time_sum(self, n): ...
-        def work_sum(self, n): return {"flops": n}
+        def work_sum(self, n): return {"flops": n}        # pitot's counters (asv ignores it)
 
     if __name__ == "__main__":
         pitot.main()                                      # the program: --list, --filter, --json, ...
 
-docs/writing-benchmarks.md ("Benchmarks in Python") has the whole of it.
+An asv suite needs no pitot import at all: `pitot run benchmarks/` (or a file, or asv.conf.json)
+imports each module with `python -m pitot` and finds its benchmarks as asv does (pitot/_asv.py).
+docs/writing-benchmarks.md ("Python") has the whole of it.
 """
 
 from __future__ import annotations
@@ -33,14 +35,19 @@ import signal
 import sys
 import traceback
 
-from . import _engine
+from . import _asv, _engine
 
 __all__ = ["benchmark", "pow2", "State", "main", "has_cuda", "register_asv"]
 
 has_cuda: bool = _engine.has_cuda
 
-_BUILD_TYPE = f"python{sys.version_info.major}.{sys.version_info.minor}"
+_PYTHON_VERSION = f"{sys.version_info.major}.{sys.version_info.minor}"
+_BUILD_TYPE = f"python{_PYTHON_VERSION}"
 _GPU_DEVICES = ("cuda", "gpu")
+_uses_device = False  # a GPU benchmark is registered: the env names the GPU backend
+# How `python -m pitot` started this program (pitot/__main__.py): the program's name and the
+# command that starts it again for --processes. Empty when a file runs as a script.
+_launch: dict = {}
 
 
 class pow2:
@@ -156,50 +163,52 @@ class State:
         stream's handle (a cudaStream_t as an int) for anything else."""
         errors = []
         if self._bench.device in _GPU_DEVICES:
-            launch = _launcher(fn, self._streams)
-
-            def call(handle):
-                try:
-                    launch(handle)
-                except BaseException as e:  # kept to re-raise with its type and traceback
-                    errors.append(e)
-                    raise
-
-            run = self._s.exec_device
+            _reraising(errors, self._s.exec_device, _recording(errors, _launcher(fn, self._streams)))
         else:
+            _reraising(errors, self._s.exec_cpu, _recording(errors, fn))
 
-            def call():
-                try:
-                    fn()
-                except BaseException as e:
-                    errors.append(e)
-                    raise
-
-            run = self._s.exec_cpu
-        try:
-            run(call)
-        except RuntimeError:
-            if errors:
-                raise errors[0] from None
-            raise
-
-    def exec_manual(self, fn) -> None:
-        """The escape hatch: ``fn()`` runs one iteration and returns its own seconds."""
+    def exec_manual(self, fn, *, warmup_time=-1.0, repeat=0) -> None:
+        """The escape hatch: ``fn()`` runs one iteration and returns its own seconds; each
+        returned number is one sample as it is. warmup_time (seconds, < 0: --warmup) and repeat
+        (samples, 0: the stopping rule) are asv's attributes."""
         errors = []
+        _reraising(errors, lambda c: self._s.exec_manual(c, warmup_time=float(warmup_time), repeat=int(repeat)),
+                   _recording(errors, lambda: float(fn())))
 
-        def call():
-            try:
-                return float(fn())
-            except BaseException as e:
-                errors.append(e)
-                raise
+    def exec_cpu(self, fn, *, number=0, sample_time=0.0, warmup_time=-1.0, repeat=0) -> None:
+        """``exec(fn)`` on the host clock with asv's timing attributes (0 or < 0: pitot's own):
+        number of calls per sample, sample_time, warmup_time, repeat (samples)."""
+        errors = []
+        _reraising(errors, lambda c: self._s.exec_cpu(c, number=int(number), sample_time=float(sample_time),
+                                                      warmup_time=float(warmup_time), repeat=int(repeat)),
+                   _recording(errors, fn))
 
+    def exec_value(self, fn) -> None:
+        """A value measured once, not a time: ``fn()`` returns the point's one sample (asv's
+        track_, mem_ and peakmem_ kinds; the unit is the benchmark's)."""
+        errors = []
+        _reraising(errors, self._s.exec_value, _recording(errors, lambda: float(fn())))
+
+
+def _recording(errors, fn):
+    """fn, keeping any exception it raises, to be re-raised with its type past the engine."""
+    def call(*args):
         try:
-            self._s.exec_manual(call)
-        except RuntimeError:
-            if errors:
-                raise errors[0] from None
+            return fn(*args)
+        except BaseException as e:
+            errors.append(e)
             raise
+    return call
+
+
+def _reraising(errors, run, call):
+    """run(call), re-raising the exception the Python code raised rather than the engine's text."""
+    try:
+        run(call)
+    except RuntimeError:
+        if errors:
+            raise errors[0] from None
+        raise
 
 
 def _launcher(fn, streams):
@@ -252,10 +261,13 @@ def _failure(e: BaseException) -> str:
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
-def _register(name, fn, axes, *, version="1", timeout=60.0, device=None, source_file="", code=""):
+def _register(name, fn, axes, *, version="1", timeout=60.0, device=None, source_file="", code="",
+              asv_type="time", unit="seconds", repr_values=False):
+    global _uses_device
     device = (device or "cpu").lower()
     if device not in ("cpu",) + _GPU_DEVICES:
         raise ValueError(f"benchmark {name}: device must be 'cpu' or 'cuda', not {device!r}")
+    _uses_device = _uses_device or device in _GPU_DEVICES
     engine_axes, kinds, objects = [], {}, {}
     for axis_name, values in (axes or {}).items():
         kind, engine_values, objs = _axis_kind(axis_name, values)
@@ -277,7 +289,8 @@ def _register(name, fn, axes, *, version="1", timeout=60.0, device=None, source_
         return None
 
     _engine.register_benchmark(str(name), run_point, engine_axes, str(version), float(timeout),
-                               source_file, code, device in _GPU_DEVICES, _BUILD_TYPE)
+                               source_file, code, device in _GPU_DEVICES, _BUILD_TYPE, str(asv_type), str(unit),
+                               bool(repr_values))
     return bench
 
 
@@ -308,124 +321,50 @@ def benchmark(fn=None, *, axes=None, name=None, version="1", timeout=60.0, devic
         source_file, code = _source_of(f)
         _register(name or f.__name__, f, axes, version=version, timeout=timeout, device=device,
                   source_file=source_file, code=code)
+        f.__pitot_benchmark__ = True  # not an asv benchmark too, whatever its name
         return f
 
     return wrap(fn) if fn is not None else wrap
 
 
 # ------------------------------------------------------------------------------------------------
-# asv-style classes: params / param_names / setup / teardown / time_* (and work_* for counters).
+# asv benchmarks (pitot/_asv.py): found, named and measured as asv does.
 
-_asv_done: set = set()
-
-
-def _asv_params(obj):
-    params = getattr(obj, "params", [])
-    names = getattr(obj, "param_names", None)
-    if params and not isinstance(params[0], (list, tuple)):
-        params = [params]  # asv: one parameter may be given as a plain list
-    params = [list(p) for p in params]
-    if names is None:
-        names = [f"param{i + 1}" for i in range(len(params))]
-    if len(names) != len(params):
-        raise ValueError(f"{obj!r}: {len(params)} params but {len(names)} param_names")
-    return list(names), params
-
-
-def _counters(work) -> dict:
-    """What a work_* returns: a number (FLOPs) or a mapping of flops, bytes and items."""
-    if work is None:
-        return {}
-    if isinstance(work, (int, float)):
-        return {"flops": work}
-    unknown = set(work) - {"flops", "bytes", "items"}
-    if unknown:
-        raise ValueError(f"work_* returned unknown counters {sorted(unknown)} (known: flops, bytes, items)")
-    return dict(work)
-
-
-def _asv_benchmark(cls, method: str, name: str, device):
-    names, params = _asv_params(cls)
-    suffix = method[len("time_"):]
-    axes = dict(zip(names, params))
-    cache = {}
-
-    def body(state):
-        args = [state[n] for n in names]
-        obj = cls() if inspect.isclass(cls) else None
-        target = obj if obj is not None else cls
-        if hasattr(target, "setup_cache") and inspect.isclass(cls):
-            if "value" not in cache:
-                cache["value"] = target.setup_cache()
-            args = [cache["value"]] + args
-        setup = getattr(target, "setup", None)
-        teardown = getattr(target, "teardown", None)
-        if callable(setup):
-            try:
-                setup(*args)
-            except NotImplementedError as e:  # asv: this combination of params is skipped
-                state.skip(f"setup raised NotImplementedError{': ' + str(e) if str(e) else ''}")
-                return
-        try:
-            work = getattr(target, "work_" + suffix, None)
-            for counter, n in _counters(work(*args) if callable(work) else None).items():
-                getattr(state, "add_" + counter)(n)
-            timed = getattr(target, method)
-            state.exec(lambda: timed(*args))
-        finally:
-            if callable(teardown):
-                teardown(*args)
-
-    source_file, code = _source_of(getattr(cls, method))
-    _register(name, body, axes, version=str(getattr(cls, "version", None) or "1"),
-              timeout=float(getattr(cls, "timeout", 60.0)),
-              device=getattr(cls, "pitot_device", None) or device,
-              source_file=source_file, code=code)
+_asv_done: set = set()  # names registered from asv benchmarks, so a second main() adds nothing
 
 
 def register_asv(namespace, *, device=None) -> list:
-    """Register the asv-style benchmarks found in ``namespace`` (a module or a dict of globals):
-    classes with time_* methods (named <Class>_<method>) and functions named time_*. A class may
-    set ``pitot_device = "cuda"``; ``device`` is the default for the others. asv's own attributes
-    params, param_names, setup, setup_cache, teardown, timeout and version are honoured; work_<x>
-    returns the counters of time_<x> (a number of FLOPs, or {"flops", "bytes", "items"}); other
-    asv kinds (track_*, mem_*, peakmem_*, timeraw_*) are left out. Returns the names registered."""
-    items = vars(namespace).items() if inspect.ismodule(namespace) else dict(namespace).items()
+    """Register the asv benchmarks found in ``namespace`` (a module or a dict of globals) as asv
+    finds them: classes' and functions' time_*, timeraw_*, track_*, mem_* and peakmem_* (and
+    asv's CamelCase forms and ``benchmark_name``), each named as asv names it below its module
+    (``Class.time_x``, ``time_y``) with asv's params, version and code. asv's setup, teardown,
+    setup_cache, skip_params, timeout and timing attributes are honoured; work_<x> returns the
+    counters of time_<x>. A class may set ``pitot_device = "cuda"``; ``device`` is the default for
+    the others. Returns the names registered."""
+    if inspect.ismodule(namespace):
+        module, items = namespace, list(vars(namespace).items())
+    else:
+        items = list(dict(namespace).items())
+        module = sys.modules.get(dict(namespace).get("__name__", ""))
     added = []
-    for key, obj in list(items):
-        if key.startswith("_"):
+    for b in _asv.discover([(k, v) for k, v in items if not getattr(v, "__pitot_benchmark__", False)], module):
+        if b.name in _asv_done:
             continue
-        if inspect.isclass(obj):
-            for method in sorted(m for m in dir(obj) if m.startswith("time_") and callable(getattr(obj, m))):
-                name = f"{obj.__name__}_{method}"
-                if (obj, method) in _asv_done:
-                    continue
-                _asv_done.add((obj, method))
-                _asv_benchmark(obj, method, name, device)
-                added.append(name)
-        elif inspect.isfunction(obj) and key.startswith("time_") and (obj, key) not in _asv_done:
-            _asv_done.add((obj, key))
-            _asv_function(obj, key, device)
-            added.append(key)
+        _asv_done.add(b.name)
+        _register_asv(b, device)
+        added.append(b.name)
     return added
 
 
-def _asv_function(fn, name, device):
-    class _Free:  # a free asv function: its attributes are the class's
-        params = getattr(fn, "params", [])
-        param_names = getattr(fn, "param_names", None)
-        timeout = getattr(fn, "timeout", 60.0)
-        version = getattr(fn, "version", None)
-        pitot_device = getattr(fn, "pitot_device", None)
+def _register_asv(b, device):
+    def body(state):
+        params = [objects[state.get_string(name)] for name, objects in zip(b.param_names, b.objects)]
+        _asv.run_point(b, state, params)
 
-    setup = getattr(fn, "setup", None)
-    teardown = getattr(fn, "teardown", None)
-    if setup:
-        _Free.setup = staticmethod(setup)
-    if teardown:
-        _Free.teardown = staticmethod(teardown)
-    setattr(_Free, name, staticmethod(fn))
-    _asv_benchmark(_Free, name, name, device)
+    source_file = getattr(b.module, "__file__", "") or ""
+    _register(b.name, body, dict(zip(b.param_names, b.reprs)), version=b.version, timeout=b.timeout,
+              device=(b.device or device) if b.kind == "time" else None, source_file=source_file,
+              code=b.code, asv_type=b.type, unit=b.unit, repr_values=True)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -443,21 +382,32 @@ def main(argv=None, *, device=None, namespace=None, program=None):
     sys.exit(run(argv, program=program))
 
 
+def _requirements() -> dict:
+    """What this program's asv env is made of: the interpreter (asv's `python` parameter, the
+    path as asv records an existing environment's, so an asv history run with --python=same goes
+    on in the same graphs), its version (which names the env: python3.12) and the GPU backend
+    when a benchmark uses it; not the compiler or the GPU toolkits the module was built with."""
+    req = {"python": os.path.abspath(sys.executable), "python_version": _PYTHON_VERSION}
+    if _uses_device and _engine.cuda_version():
+        req["cuda"] = _engine.cuda_version()
+    return req
+
+
 def run(argv=None, *, program=None) -> int:
     """The program's main over the benchmarks registered so far; returns its exit code."""
     script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     if program is None:
-        program = os.path.splitext(os.path.basename(script))[0] or "python"
+        program = _launch.get("program") or os.path.splitext(os.path.basename(script))[0] or "python"
     args = [program] + list(sys.argv[1:] if argv is None else argv)
-    # --processes K starts this file again: the interpreter and the script, then the flags.
-    self_command = [sys.executable, script] if script and os.path.isfile(script) else []
+    # --processes K starts this program again as it was started, then the flags.
+    self_command = _launch.get("self_command") or ([sys.executable, script] if script and os.path.isfile(script) else [])
     # Ctrl-C ends the program as it ends a C++ one (Python's handler would wait for the engine).
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
     sys.stdout.flush()
     sys.stderr.flush()
     try:
-        return _engine.main(args, self_command)
+        return _engine.main(args, self_command, _requirements())
     finally:
         sys.stdout.flush()
         sys.stderr.flush()

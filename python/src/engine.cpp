@@ -7,11 +7,14 @@
 // point's Python code runs with the GIL held; every call that may wait for a turn (main, exec)
 // releases it, and the timed callables take it back only while they run.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
+#include <chrono>
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -22,6 +25,7 @@
 #include <pitot/cuda.hpp>  // registers the CUDA backend when the module loads
 #endif
 
+#include "output/machine.hpp"
 #include "program/main.hpp"
 #include "program/replicate.hpp"
 
@@ -42,18 +46,30 @@ void call_python(PyObject* fn, PyObject* arg) {
   throw std::runtime_error(e.what());
 }
 
+// asv's timing attributes, where a benchmark sets them (python/pitot/_asv.py); the defaults leave
+// pitot's own settings.
+struct Knobs {
+  std::int64_t number = 0;   // calls per sample (asv's number); 0: grown until a sample is long enough
+  double sample_time = 0;    // that length in seconds (asv's sample_time); 0: --min-sample-time
+  double warmup_time = -1;   // seconds of warm-up (asv's warmup_time); < 0: --warmup
+  std::int64_t repeat = 0;   // samples to take, then stop (asv's repeat); 0: the stopping rule
+};
+
 // A sampler that holds the GIL while the Python work runs (warm-up, one sample, one profiled
-// run) and gives it back between them, so other points' threads can run their setup.
+// run) and gives it back between them, so other points' threads can run their setup. It applies
+// the knobs: the warm-up and sample length the author asked for, and no more than `repeat` samples.
 class GilSampler final : public pitot::detail::Sampler {
  public:
-  explicit GilSampler(pitot::detail::Sampler& inner) : inner_(inner) {}
+  explicit GilSampler(pitot::detail::Sampler& inner, Knobs knobs = {}) : inner_(inner), knobs_(knobs) {}
   const char* backend() const override { return inner_.backend(); }
   void warmup(double warmup_seconds, double min_sample_seconds) override {
     nb::gil_scoped_acquire gil;
-    inner_.warmup(warmup_seconds, min_sample_seconds);
+    inner_.warmup(knobs_.warmup_time >= 0 ? knobs_.warmup_time : warmup_seconds,
+                  knobs_.sample_time > 0 ? knobs_.sample_time : min_sample_seconds);
   }
   pitot::detail::Sample sample() override {
     nb::gil_scoped_acquire gil;
+    ++taken_;
     return inner_.sample();
   }
   void run_once() override {
@@ -61,10 +77,13 @@ class GilSampler final : public pitot::detail::Sampler {
     inner_.run_once();
   }
   std::int64_t iterations_per_sample() const override { return inner_.iterations_per_sample(); }
+  bool exhausted() const override { return (knobs_.repeat > 0 && taken_ >= knobs_.repeat) || inner_.exhausted(); }
   void finish() override { inner_.finish(); }
 
  private:
   pitot::detail::Sampler& inner_;
+  Knobs knobs_;
+  std::int64_t taken_ = 0;
 };
 
 struct PyCall {
@@ -72,35 +91,93 @@ struct PyCall {
   void operator()() { call_python(fn, nullptr); }
 };
 
-// Host clock: pitot's CPU sampler over fn() (the loop sized so one sample lasts >= 100 us).
-void exec_cpu(pitot::State& state, nb::callable fn) {
+// Host clock with asv's fixed `number` of calls per sample (CpuSampler grows its own).
+class FixedCountSampler final : public pitot::detail::Sampler {
+ public:
+  FixedCountSampler(PyCall& call, std::int64_t number) : call_(call), number_(number) {}
+  const char* backend() const override { return "cpu"; }
+  void warmup(double warmup_seconds, double) override {
+    const auto start = std::chrono::steady_clock::now();
+    do {
+      (void)sample();
+    } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < warmup_seconds);
+  }
+  pitot::detail::Sample sample() override {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::int64_t i = 0; i < number_; ++i) call_();
+    const auto t1 = std::chrono::steady_clock::now();
+    return {std::chrono::duration<double>(t1 - t0).count() / static_cast<double>(number_)};
+  }
+  std::int64_t iterations_per_sample() const override { return number_; }
+
+ private:
+  PyCall& call_;
+  std::int64_t number_;
+};
+
+// fn() returning a float, as the value of one sample (a Python exception becomes a C++ one).
+struct PyValue {
+  PyObject* fn;
+  double operator()() {
+    PyObject* r = PyObject_CallNoArgs(fn);
+    if (!r) {
+      nb::python_error e;
+      throw std::runtime_error(e.what());
+    }
+    const double value = PyFloat_AsDouble(r);
+    Py_DECREF(r);
+    if (value == -1.0 && PyErr_Occurred()) {
+      nb::python_error e;
+      throw std::runtime_error(e.what());
+    }
+    return value;
+  }
+};
+
+// One value, measured once (asv's track, mem and peakmem kinds): no warm-up, one sample, done.
+class ValueSampler final : public pitot::detail::Sampler {
+ public:
+  explicit ValueSampler(PyValue& value) : value_(value) {}
+  const char* backend() const override { return "value"; }
+  void warmup(double, double) override {}
+  pitot::detail::Sample sample() override {
+    taken_ = true;
+    return {value_()};
+  }
+  std::int64_t iterations_per_sample() const override { return 1; }
+  bool exhausted() const override { return taken_; }
+
+ private:
+  PyValue& value_;
+  bool taken_ = false;
+};
+
+// Host clock: pitot's CPU sampler over fn() (the loop sized so one sample lasts >= 100 us), or
+// asv's fixed number of calls per sample.
+void exec_cpu(pitot::State& state, nb::callable fn, std::int64_t number, double sample_time, double warmup_time,
+              std::int64_t repeat) {
   PyCall call{fn.ptr()};
-  pitot::detail::CpuSampler<PyCall> cpu(call);
-  GilSampler sampler(cpu);
+  pitot::detail::CpuSampler<PyCall> grown(call);
+  FixedCountSampler fixed(call, number);
+  GilSampler sampler(number > 0 ? static_cast<pitot::detail::Sampler&>(fixed) : grown,
+                     Knobs{number, sample_time, warmup_time, repeat});
   nb::gil_scoped_release release;
   pitot::detail::run_schedule(state, sampler);
 }
 
 // Manual timing: fn() returns its own seconds per iteration.
-void exec_manual(pitot::State& state, nb::callable fn) {
-  struct Manual {
-    PyObject* fn;
-    double operator()() {
-      PyObject* r = PyObject_CallNoArgs(fn);
-      if (!r) {
-        nb::python_error e;
-        throw std::runtime_error(e.what());
-      }
-      const double seconds = PyFloat_AsDouble(r);
-      Py_DECREF(r);
-      if (seconds == -1.0 && PyErr_Occurred()) {
-        nb::python_error e;
-        throw std::runtime_error(e.what());
-      }
-      return seconds;
-    }
-  } manual{fn.ptr()};
-  pitot::detail::ManualSampler<Manual> inner(manual);
+void exec_manual(pitot::State& state, nb::callable fn, double warmup_time, std::int64_t repeat) {
+  PyValue manual{fn.ptr()};
+  pitot::detail::ManualSampler<PyValue> inner(manual);
+  GilSampler sampler(inner, Knobs{0, 0, warmup_time, repeat});
+  nb::gil_scoped_release release;
+  pitot::detail::run_schedule(state, sampler);
+}
+
+// A recorded value: fn() once; its number is the point's one sample.
+void exec_value(pitot::State& state, nb::callable fn) {
+  PyValue value{fn.ptr()};
+  ValueSampler inner(value);
   GilSampler sampler(inner);
   nb::gil_scoped_release release;
   pitot::detail::run_schedule(state, sampler);
@@ -144,9 +221,12 @@ pitot::AxisValue to_value(nb::handle v, pitot::AxisKind kind) {
 // Registers one benchmark. `axes`: (name, kind, values) with kind "int", "float", "string" or
 // "pow2" (values are exponents). `fn(state)` runs a point; it returns None, or a str: the reason
 // the point failed (the Python side formats the exception and prints its traceback).
+// `type`, `unit`: what a sample holds, as asv names it ("time", "seconds" for timed benchmarks).
+// `repr_values`: every axis is a string axis of asv's reprs (an asv benchmark's params).
 void register_benchmark(const std::string& name, nb::callable fn, const std::vector<nb::tuple>& axes,
                         const std::string& version, double timeout, const std::string& source_file,
-                        const std::string& code, bool device, const std::string& build_type) {
+                        const std::string& code, bool device, const std::string& build_type,
+                        const std::string& type, const std::string& unit, bool repr_values) {
   PyObject* f = fn.ptr();
   Py_INCREF(f);  // kept for the life of the process: the registry is destroyed after Python
   // The build asv's env name records: the interpreter ("python3.12"), apart from C++ builds' rows.
@@ -202,11 +282,19 @@ void register_benchmark(const std::string& name, nb::callable fn, const std::vec
   }
   b.version(version);
   b.timeout(timeout);
-  pitot::registry().back().code = code;
+  pitot::BenchmarkDef& def = pitot::registry().back();
+  def.code = code;
+  def.type = type;
+  def.unit = unit;
+  def.repr_values = repr_values;
 }
 
-int run_main(std::vector<std::string> args, std::vector<std::string> self_command) {
+// `requirements`: the build this program reports for asv (the interpreter, its version, the GPU
+// backend its benchmarks use), in place of the module's compiler and defines (output/machine.hpp).
+int run_main(std::vector<std::string> args, std::vector<std::string> self_command,
+             std::map<std::string, std::string> requirements) {
   pitot::program::self_command() = std::move(self_command);
+  pitot::requirements_override() = std::move(requirements);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -234,11 +322,19 @@ NB_MODULE(_engine, m) {
       .def("add_flops", &pitot::State::add_flops)
       .def("benchmark_name", &pitot::State::benchmark_name)
       .def("point_name", &pitot::State::point_name)
-      .def("exec_cpu", &exec_cpu)
-      .def("exec_manual", &exec_manual)
+      .def("exec_cpu", &exec_cpu, nb::arg("fn"), nb::arg("number") = 0, nb::arg("sample_time") = 0.0,
+           nb::arg("warmup_time") = -1.0, nb::arg("repeat") = 0)
+      .def("exec_manual", &exec_manual, nb::arg("fn"), nb::arg("warmup_time") = -1.0, nb::arg("repeat") = 0)
+      .def("exec_value", &exec_value)
       .def("exec_device", &exec_device);
   m.def("register_benchmark", &register_benchmark);
-  m.def("main", &run_main, nb::arg("args"), nb::arg("self_command"));
+  m.def("main", &run_main, nb::arg("args"), nb::arg("self_command"), nb::arg("requirements"));
+  // The CUDA version the module was built with ("" without CUDA), for the env of GPU benchmarks.
+  m.def("cuda_version", [] {
+    const auto req = pitot::build_requirements();
+    const auto it = req.find("cuda");
+    return it == req.end() ? std::string() : it->second;
+  });
   m.def("registered", [] {
     std::vector<std::string> names;
     for (const auto& d : pitot::registry()) names.push_back(d.name);

@@ -28,3 +28,5 @@ cd "$build"
 "$venv/bin/python" "$root/tests/docs/readme_python.py" "$root"  # the README's example does what it says
 PITOT_DRIVER=$driver PITOT_ASV_CHECK=$root/scripts/asv-check PITOT_ASV_PYTHON=$python \
   "$venv/bin/python" "$root/tests/python/test_python.py"
+# An asv suite under pitot and the real asv (installs asv 0.6.6 into the venv; about 15 s).
+PITOT_DRIVER=$driver "$venv/bin/python" "$root/tests/python/test_asv_suite.py"

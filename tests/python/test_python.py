@@ -61,7 +61,8 @@ class Program(unittest.TestCase):
         doc = json.loads(p.stdout)
         self.assertEqual(doc["program"], "bench_styles")
         names = [b["name"] for b in doc["benchmarks"]]
-        self.assertEqual(names, ["sort_floats", "scaled_sum", "divide_by_zero", "Lists_time_max", "Lists_time_sum"])
+        # asv's names for asv's classes (Class.method), asv's reprs for their params.
+        self.assertEqual(names, ["sort_floats", "scaled_sum", "divide_by_zero", "Lists.time_max", "Lists.time_sum"])
         scaled = doc["benchmarks"][1]
         self.assertEqual([(a["name"], a["kind"]) for a in scaled["axes"]],
                          [("n", "pow2"), ("alpha", "float"), ("dtype", "string")])
@@ -70,7 +71,8 @@ class Program(unittest.TestCase):
         self.assertEqual(scaled["version"], "3")
         self.assertEqual(scaled["timeout"], 30)
         self.assertEqual(doc["benchmarks"][3]["timeout"], 20)
-        self.assertEqual(doc["benchmarks"][3]["axes"][1]["values"], ["list", "tuple"])
+        self.assertEqual(doc["benchmarks"][3]["axes"][1]["values"], ["'list'", "'tuple'"])
+        self.assertEqual(doc["benchmarks"][3]["axes"][0]["values"], ["100", "1000"])
         self.assertEqual(len(doc["points"]), 4 + 8 + 1 + 4 + 4)
         self.assertEqual(doc["points"][0]["name"], "sort_floats[n=200,order=random]")
         self.assertTrue(doc["build"]["env_build_type"].startswith("python3."), doc["build"])
@@ -94,14 +96,14 @@ class Program(unittest.TestCase):
         self.assertEqual(failed["status"], "failed")
         self.assertEqual(failed["reason"], "ZeroDivisionError: division by zero")
         # asv style: setup's NotImplementedError skips, work_* gives the counters.
-        skipped = points["Lists_time_sum[n=1000,container=tuple]"]
+        skipped = points["Lists.time_sum[n=1000,container='tuple']"]
         self.assertEqual(skipped["status"], "skipped")
         self.assertIn("NotImplementedError: tuples of 1000", skipped["reason"])
-        sums = points["Lists_time_sum[n=1000,container=list]"]
+        sums = points["Lists.time_sum[n=1000,container='list']"]
         self.assertEqual(sums["status"], "ok")
         self.assertIn("gbytes_per_second", tracks(sums))
         self.assertIn("tflops", tracks(sums))
-        self.assertNotIn("tflops", tracks(points["Lists_time_max[n=1000,container=list]"]))
+        self.assertNotIn("tflops", tracks(points["Lists.time_max[n=1000,container='list']"]))
 
     def test_filter_axis_and_exit_codes(self):
         p = run([sys.executable, STYLES, *FAST, "--filter", "^sort_floats", "--axis", "sort_floats:n=50", "--json", "-"],
@@ -127,7 +129,7 @@ class Program(unittest.TestCase):
         p = run([sys.executable, "-m", "pitot", PLAIN, "--list", "--json", "-"], check_rc=0)
         doc = json.loads(p.stdout)
         self.assertEqual(doc["program"], "bench_asv_plain")
-        self.assertEqual([b["name"] for b in doc["benchmarks"]], ["TimeDict_time_keys", "time_range_sum"])
+        self.assertEqual([b["name"] for b in doc["benchmarks"]], ["TimeDict.time_keys", "time_range_sum"])
         self.assertEqual(doc["benchmarks"][0]["axes"][0]["name"], "size")
         run([sys.executable, "-m", "pitot", PLAIN, *FAST], check_rc=0)
 
@@ -138,12 +140,13 @@ class Program(unittest.TestCase):
                 f.write("import pitot\n"
                         "@pitot.benchmark(axes={'n': []})\n"
                         "def empty_axis(state):\n    pass\n"
-                        "@pitot.benchmark(name='has.dot')\n"
+                        "@pitot.benchmark(name='fn.tflops')\n"
                         "def dotted(state):\n    pass\n"
                         "pitot.main()\n")
             p = run([sys.executable, bad, "--list"], check_rc=2)
         self.assertIn("axis 'n' has no values", p.stderr)
-        self.assertIn("has.dot", p.stderr)
+        # A '.' is allowed (asv's Class.method), but not before a track's name: fn's tflops track.
+        self.assertIn("'fn.tflops' has a '.' before 'tflops'", p.stderr)
 
     def test_gpu_benchmark_without_gpu_is_skipped_with_reason(self):
         import pitot
@@ -173,10 +176,10 @@ class ReadmeExample(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             run([sys.executable, os.path.join(root, "tests", "docs", "extract_blocks.py"),
                  os.path.join(root, "README.md"), d], check_rc=0)
-            example = os.path.join(d, "python", "bench_sort.py")
+            example = os.path.join(d, "bench_sort.py")
             self.assertTrue(os.path.isfile(example), "README lost its tagged Python example")
             listed = json.loads(run([sys.executable, example, "--list", "--json", "-"], check_rc=0).stdout)
-            self.assertEqual([b["name"] for b in listed["benchmarks"]], ["sort_floats", "Sums_time_sum"])
+            self.assertEqual([b["name"] for b in listed["benchmarks"]], ["sort_floats", "Sums.time_sum"])
             p = run([sys.executable, example, *FAST, "--axis", "n=1000", "--json", "-"], check_rc=0)
             points = json.loads(p.stdout[p.stdout.index("{"):])["points"]
         self.assertEqual({q["status"] for q in points}, {"ok"})
@@ -233,14 +236,19 @@ class Driver(unittest.TestCase):
             points = {q["name"]: q for q in load(out)["points"]}
             self.assertEqual(len(points), 21)
             self.assertEqual(points["divide_by_zero"]["status"], "failed")
-            self.assertEqual(points["Lists_time_sum[n=100,container=list]"]["status"], "ok")
+            self.assertEqual(points["Lists.time_sum[n=100,container='list']"]["status"], "ok")
             machine = os.path.join(d, "results", "pybox")
             files = [f for f in os.listdir(machine) if f.startswith(commit[:8])]
             self.assertEqual(len(files), 1, os.listdir(machine))
-            self.assertIn("python3", files[0])
+            # The env names the interpreter only: not the compiler, CUDA or HIP pitot was built with.
+            self.assertEqual(files[0], f"{commit[:8]}-python{sys.version_info[0]}.{sys.version_info[1]}.json")
             result = load(os.path.join(machine, files[0]))
             self.assertIn("bench_styles.sort_floats", result["results"])
-            self.assertIn("bench_styles.Lists_time_sum", result["results"])
+            self.assertIn("bench_styles.Lists.time_sum", result["results"])
+            # asv's `python` parameter: the interpreter's path, as asv records an existing env.
+            self.assertEqual(result["params"]["python"], os.path.abspath(sys.executable))
+            self.assertEqual(result["python"], os.path.abspath(sys.executable))
+            self.assertNotIn("compiler", result["params"])
             # A Python file that is not there, and one that is not a pitot program: input errors.
             run([driver, "run", os.path.join(d, "missing.py"), "--no-asv"], cwd=repo, env=env, check_rc=2)
             check = run([os.environ.get("PITOT_ASV_PYTHON", "python3"), os.environ["PITOT_ASV_CHECK"], "--strict", d],
