@@ -3,6 +3,7 @@
 // its readers in output/asv_results.cpp.
 #include "output/asv.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/bounded_json.hpp"
+#include "core/stats.hpp"
 #include "core/text.hpp"
 #include "output/atomic_file.hpp"
 #include "output/machine.hpp"
@@ -206,8 +208,8 @@ Cell time_cell(const PointResult& p, bool timed) {
   cell["stats_q_25"] = s.q25;
   cell["stats_q_75"] = s.q75;
   cell["stats_number"] = p.number;
-  cell["stats_repeat"] = static_cast<std::int64_t>(p.samples.size());
-  cell["samples"] = p.samples;
+  cell["stats_repeat"] = static_cast<std::int64_t>(p.samples.size());  // all measured, not all kept
+  cell["samples"] = asv_samples_column(p.samples);
   return cell;
 }
 
@@ -258,6 +260,19 @@ json string_map(const std::map<std::string, std::string>& m) {
 }
 
 }  // namespace
+
+std::vector<double> asv_samples_column(const std::vector<double>& samples) {
+  if (samples.size() <= kAsvMaxSamples) return samples;
+  std::vector<double> sorted = samples;
+  std::sort(sorted.begin(), sorted.end());
+  // The same interpolation as the stats (core/stats.hpp), so that the subset holds exactly the
+  // stored median (kept[50]) and kept[25] and kept[75] the stored quartiles.
+  std::vector<double> kept;
+  kept.reserve(kAsvMaxSamples);
+  for (std::size_t i = 0; i < kAsvMaxSamples; ++i)
+    kept.push_back(quantile_sorted(sorted, static_cast<double>(i) / static_cast<double>(kAsvMaxSamples - 1)));
+  return kept;
+}
 
 std::string asv_time_name(const BenchmarkInfo& b) { return b.full_name(); }
 

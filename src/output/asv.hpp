@@ -2,6 +2,7 @@
 // folder. The results file's rows, text and reading are in output/asv_results.hpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -28,6 +29,17 @@ struct AsvRun {
 // existing file is unreadable or of another version, or a name would escape results_dir.
 void write_asv(const std::filesystem::path& results_dir, const AsvRun& run,
                const std::vector<BenchmarkInfo>& benchmarks, const std::vector<PointResult>& points);
+
+// The most values a point's `samples` column holds (docs/asv-format.md §5). asv compare runs a
+// pure-Python Mann-Whitney test over this column whose cost grows with the product of the two
+// sample counts: 1,000 samples a side take 26-41 ms a point, 5,000 up to a second; 101 take
+// 0.2-0.5 ms (NOTES.md). pitot's --json output keeps every sample.
+inline constexpr std::size_t kAsvMaxSamples = 101;
+// A point's `samples` column: every sample when there are at most kAsvMaxSamples, else the 101
+// percentiles (0%, 1%, ..., 100%) of the samples, interpolated as the stats are. The subset keeps
+// the distribution (min, quartiles, median and max exactly), which is what rank tests and the
+// quantile plots need, at a bounded size.
+std::vector<double> asv_samples_column(const std::vector<double>& samples);
 
 // asv's names for a benchmark's rows: the time row and one track row per throughput.
 std::string asv_time_name(const BenchmarkInfo& b);

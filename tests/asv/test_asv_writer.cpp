@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -188,6 +189,43 @@ TEST_F(AsvWriter, TimeRowPerPointColumns) {
   }
   // The row as stored drops trailing nulls, as asv does: no "profile" column.
   EXPECT_EQ(results().at("results").at("bench_sort.sort_ints").size(), 12u);
+}
+
+// Issue 21: asv compare's Mann-Whitney is pure Python and quadratic in the sample count, so a
+// point keeps at most kAsvMaxSamples samples in the file: its percentiles, not its first samples.
+TEST_F(AsvWriter, ManySamplesKeepTheirPercentilesOnly) {
+  // 5001 samples of 1, 2, ..., 5001 microseconds, shuffled: percentile i is exactly 50 * i + 1.
+  const int n = 5001;
+  std::vector<double> samples;
+  for (int k = 0; k < n; ++k) samples.push_back(((k * 7) % n + 1) * 1e-6);  // 7 and 5001 are coprime: a permutation
+  PointResult many = ok_point(sort, 0, 1e-6, 1);
+  many.samples = samples;
+  many.stats = compute_stats(many.samples);
+  // Few samples stay as they are, in measurement order.
+  PointResult few = ok_point(sort, 1, 2e-5, static_cast<int>(kAsvMaxSamples));
+  std::reverse(few.samples.begin(), few.samples.end());
+  write_asv(dir, run, {sort}, {many, few});
+
+  json r = row("bench_sort.sort_ints");
+  const std::vector<double> kept = r.at("samples")[0].get<std::vector<double>>();
+  ASSERT_LE(kept.size(), kAsvMaxSamples);
+  ASSERT_EQ(kept.size(), 101u);
+  for (std::size_t i = 0; i < kept.size(); ++i) EXPECT_NEAR(kept[i], (50.0 * i + 1) * 1e-6, 1e-15) << "percentile " << i;
+  EXPECT_EQ(kept.front(), many.stats->min);
+  EXPECT_EQ(kept.back(), many.stats->max);
+  EXPECT_EQ(kept[50], many.stats->median);
+  EXPECT_EQ(kept[50], r.at("result")[0].get<double>());
+  EXPECT_EQ(kept[25], r.at("stats_q_25")[0].get<double>());
+  EXPECT_EQ(kept[75], r.at("stats_q_75")[0].get<double>());
+  // The stats are of every sample: repeat counts what was measured.
+  EXPECT_EQ(r.at("stats_repeat")[0], n);
+  EXPECT_DOUBLE_EQ(r.at("stats_ci_99_a")[0].get<double>(), many.stats->ci99_lo);
+
+  EXPECT_EQ(r.at("samples")[1], json(few.samples));
+  EXPECT_EQ(r.at("stats_repeat")[1], static_cast<int>(kAsvMaxSamples));
+  // One sample over the bound is already cut to the percentiles.
+  few.samples.push_back(few.samples.front());
+  EXPECT_EQ(asv_samples_column(few.samples).size(), kAsvMaxSamples);
 }
 
 TEST_F(AsvWriter, TrackRowOneValuePerPoint) {

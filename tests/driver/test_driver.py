@@ -396,7 +396,9 @@ def processes(repo):
     pm = doc.get("pitot_process_medians", {})
     check(len(pm) == 5 and all(len(v) == 3 for v in pm.values()), f"asv file: per-process medians of 5 points: {pm}")
     cols = dict(zip(doc["result_columns"], doc["results"]["drv_ok.work"]))
-    check(all(len(s) == len(points[i]["samples"]) for i, s in enumerate(cols["samples"])), "asv row: samples pooled")
+    # Pooled: stats_repeat counts every sample, the column keeps at most 101 (docs/asv-format.md §5).
+    check(all(cols["stats_repeat"][i] == len(points[i]["samples"]) and len(s) == min(len(points[i]["samples"]), 101)
+              for i, s in enumerate(cols["samples"])), "asv row: samples pooled")
     # A point that crashes in a process is failed, and says in which.
     out = os.path.join(repo, "processes-segv.json")
     pitot(["run", prog("segv"), "--machine", "procbox", "--processes", "2", "--json", out] + FAST, repo, timeout=240)
