@@ -1,0 +1,248 @@
+// pitot run's steps (run/steps.hpp), shared by pitot run and pitot ab.
+#include "driver/run/steps.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "core/point_filter.hpp"
+#include "driver/common/child.hpp"
+#include "driver/common/command.hpp"
+#include "program/cli_hints.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace pitot::driver::run {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_interrupt(int) { g_interrupted = true; }
+
+std::vector<int> parse_devices(const std::string& text, int available) {
+  if (text == "all") {
+    if (available <= 0)
+      throw InputError("--devices all: no program reported a GPU (build with a GPU backend, or list devices as 0,1)");
+    std::vector<int> all;
+    for (int i = 0; i < available; ++i) all.push_back(i);
+    return all;
+  }
+  std::vector<int> out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t comma = text.find(',', pos);
+    std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    try {
+      std::size_t used = 0;
+      int d = std::stoi(part, &used);
+      if (used != part.size() || d < 0) throw std::invalid_argument(part);
+      if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+    } catch (const std::exception&) {
+      throw InputError("--devices '" + text + "': write all, or device numbers like 0,1");
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+std::pair<int, int> parse_shard_text(const std::string& text) {
+  const auto shard = shard_from_text(text);
+  if (!shard) throw InputError("--shard '" + text + "': " + kShardHelp);
+  return *shard;
+}
+
+void write_json_file(const std::string& path, const json& doc) {
+  // Belt and braces: any text still not UTF-8 is replaced rather than losing the whole report.
+  std::string text = doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
+  if (path == "-") {
+    std::fputs(text.c_str(), stdout);
+    return;
+  }
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out) throw InputError("cannot write " + tmp);
+  }
+  fs::rename(tmp, path);
+}
+
+}  // namespace
+
+std::atomic<bool>& interrupted() { return g_interrupted; }
+
+void catch_interrupts() {
+  g_interrupted = false;
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+// The pair of device settings the programs would refuse, refused before any of them starts, in
+// their words.
+void check_device_settings(const RunOptions& o) {
+  if (const std::string problem = device_settings_problem(o.timing.value_or(Timing::Cold), o.clock); !problem.empty())
+    throw InputError(problem);
+}
+
+// Step 1: the programs and what each holds (`--list --json` with the run's --axis and --filter).
+std::vector<ProgramInfo> list_programs(const RunOptions& o) {
+  std::vector<std::string> list_args;
+  for (const auto& a : o.axes) list_args.insert(list_args.end(), {"--axis", a});
+  if (!o.filter.empty()) list_args.insert(list_args.end(), {"--filter", o.filter});
+  std::vector<ProgramInfo> programs;
+  for (const auto& r : find_programs(o.inputs, o.build_dir)) programs.push_back(list_program(r, list_args));
+  return programs;
+}
+
+// Step 2: the points to run. The shard takes every N-th point of the whole suite, in manifest and
+// id order: balanced, and the same on every host that has the same build.
+Selection select_points(const RunOptions& o, const std::vector<ProgramInfo>& programs) {
+  const std::optional<std::regex> filter = compile_point_filter<InputError>(o.filter);
+  int shard_k = 1, shard_n = 1;
+  if (!o.shard.empty()) std::tie(shard_k, shard_n) = parse_shard_text(o.shard);
+  Selection s;
+  s.per_program.resize(programs.size());
+  std::size_t global = 0;
+  for (std::size_t i = 0; i < programs.size(); ++i)
+    for (const auto& p : programs[i].points) {
+      if (filter && !std::regex_search(p.name, *filter)) continue;
+      if (static_cast<int>(global++ % shard_n) != shard_k - 1) continue;
+      s.per_program[i].push_back(&p);
+      ++s.total;
+    }
+  if (s.total == 0) throw InputError("no point to run: the programs hold none that match --filter/--shard (see pitot list)");
+  return s;
+}
+
+// Step 3: the devices, one worker each (nullopt: the programs' default device, no --device).
+std::vector<std::optional<int>> choose_devices(const RunOptions& o, const std::vector<ProgramInfo>& programs) {
+  if (o.devices.empty()) return {std::nullopt};
+  int available = 0;
+  for (const auto& p : programs) available = std::max(available, p.list.device_count);
+  std::vector<std::optional<int>> devices;
+  for (int d : parse_devices(o.devices, available)) devices.push_back(d);
+  return devices;
+}
+
+// The build a program reports (its --list --json), else the driver's own.
+std::map<std::string, std::string> program_requirements(const ProgramInfo& program) {
+  return program.list.requirements ? *program.list.requirements : build_requirements();
+}
+
+// A program's env names its own build, not the driver's: a project built without optimization
+// must not land in a Release env, nor a Python file in a C++ one. --env names every program's.
+std::string program_env(const RunOptions& o, const ProgramInfo& program) {
+  if (!o.env.empty()) return o.env;
+  return env_name(program_requirements(program)) + timing_env_suffix(o.timing.value_or(Timing::Cold));
+}
+
+// Step 4: the database, checked before anything runs: machine per device, env per program.
+Database prepare_database(const RunOptions& o, const std::vector<ProgramInfo>& programs,
+                          const std::vector<std::optional<int>>& devices) {
+  Database db;
+  if (o.no_asv) return db;
+  std::optional<AsvConfig> config = find_asv_config(o.config);
+  db.dir = results_dir(o.asv_dir, config);
+  const CommitInfo commit = resolve_commit(o.commit, config ? config->repo : fs::path("."));
+  for (const auto& d : devices) {
+    AsvRun machine_run;
+    machine_run.commit_hash = commit.hash;
+    machine_run.commit_date_ms = commit.date_ms;
+    json facts = nullptr;
+    for (const auto& p : programs) {
+      facts = listed_device_facts(p.list, d.value_or(0));
+      if (!facts.is_null()) break;
+    }
+    fill_machine(machine_run, o.machine, facts);
+    for (std::size_t i = 0; i < programs.size(); ++i) {
+      AsvRun run = machine_run;
+      run.requirements = program_requirements(programs[i]);
+      run.env_name = program_env(o, programs[i]);
+      if (d) {
+        // Each GPU keeps its own results file and its own line in asv's graphs.
+        run.env_name += fmt::format("-dev{}", *d);
+        run.requirements["device"] = std::to_string(*d);
+      }
+      try {
+        checked_name("--env", run.env_name);
+      } catch (const std::invalid_argument& e) {
+        throw InputError(e.what());
+      }
+      db.runs[{i, d.value_or(-1)}] = run;
+    }
+  }
+  return db;
+}
+
+// What every child of this run is given besides its points: --axis, the engine knobs, --timing
+// and --clock by their names.
+RunnerSettings runner_settings(const RunOptions& o, std::optional<int> device) {
+  RunnerSettings s;
+  s.timeout = o.timeout;
+  s.interleave = o.no_interleave ? 1 : o.interleave;
+  s.device = device;
+  for (const auto& a : o.axes) s.program_args.insert(s.program_args.end(), {"--axis", a});
+  for (const auto& [flag, value] : o.passthrough) s.program_args.insert(s.program_args.end(), {flag, value});
+  if (o.timing) s.program_args.insert(s.program_args.end(), {"--timing", name_of(*o.timing)});
+  if (o.clock) s.program_args.insert(s.program_args.end(), {"--clock", name_of(*o.clock)});
+  return s;
+}
+
+// Step 7: --json FILE, every result with the benchmarks they belong to.
+void write_json_report(const std::string& path, const std::vector<ProgramInfo>& programs,
+                       const std::vector<PointResult>& results) {
+  json doc = {{"driver", "pitot run"}, {"benchmarks", json::array()}, {"points", json::array()}};
+  for (const auto& p : programs)
+    for (const auto& b : p.benchmarks) doc["benchmarks"].push_back(to_json(b));
+  for (const auto& r : results) doc["points"].push_back(to_json(r));
+  write_json_file(path, doc);
+}
+
+void add_program_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o) {
+  add_point_options(cmd, o->filter, o->axes, "Run only");
+  cmd->add_option("--timeout", o->timeout, "Seconds a point may take, for every benchmark (default: each benchmark's own, 60)")
+      ->check(CLI::PositiveNumber);
+  std::vector<std::string> progress_names;
+  for (const auto& [name, mode] : kProgressModes) progress_names.push_back(name);
+  cmd->add_option_function<std::string>(
+         "--progress", [o](const std::string& name) {
+           for (const auto& [known, mode] : kProgressModes)
+             if (name == known) o->progress = mode;
+         },
+         "auto (live line on a terminal), live, plain (a line per point) or none")
+      ->check(CLI::IsMember(progress_names))
+      ->default_str("auto");
+  cmd->add_option("--interleave", o->interleave, "Points each program samples round-robin at once")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->add_flag("--no-interleave", o->no_interleave, "Run each program's points one after another");
+  // Engine and device knobs go to every program unchanged (see docs/program-cli.md).
+  // Checked here as the programs check them, so a bad value is one message, not one per program.
+  // --timing and --clock are parsed into their enums here, as the programs parse them.
+  const char* const passed = "Passed to every program (see its --help)";
+  auto add_knobs = [&](const std::vector<std::pair<const char*, CLI::Validator>>& knobs) {
+    for (const auto& [flag, check] : knobs)
+      cmd->add_option_function<std::string>(
+             flag, [o, flag = flag](const std::string& v) { o->passthrough[flag] = v; },
+             passed)
+          ->check(check);
+  };
+  add_knobs({{"--warmup", cli::non_negative()}, {"--min-samples", CLI::Range(2, 100000000)}, {"--min-time", cli::non_negative()}, {"--max-time", cli::positive()}, {"--max-samples", CLI::Range(1, 100000000)}, {"--ci-target", cli::positive()}, {"--batch-time", cli::positive()}, {"--min-sample-time", cli::non_negative()}, {"--seed", CLI::NonNegativeNumber}});
+  cli::add_timing_option(
+      *cmd, [o](Timing t) { o->timing = t; }, passed);
+  cli::add_clock_option(
+      *cmd, [o](GpuClock c) { o->clock = c; }, passed);
+  add_knobs({{"--graph-launches", CLI::Range(0, 1000000)}, {"--throttle-ratio", cli::within(0.0, 1.0)}});
+}
+
+}  // namespace pitot::driver::run
