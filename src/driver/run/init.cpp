@@ -100,11 +100,13 @@ int init_command(const InitOptions& o) {
     std::printf("wrote %s (%s)\n", conf.string().c_str(), what.c_str());
   }
   // The exact commands, with --config: run from another folder they still find the database.
-  // pitot-asv is installed beside pitot (scripts/pitot-asv in pitot's checkout); it installs asv.
+  // pitot-asv, not a raw asv: it is installed beside pitot and installs asv on its first use.
   const std::string config = conf.lexically_normal().string();
-  std::printf("next: pitot run --build-dir BUILD --config %s (writes %s); then the history: pitot-asv --config %s "
-              "publish, and preview\n",
-              config.c_str(), (dir / o.results_dir).lexically_normal().string().c_str(), config.c_str());
+  std::printf("next: pitot run --build-dir BUILD --config %s (writes %s)\n", config.c_str(),
+              (dir / o.results_dir).lexically_normal().string().c_str());
+  std::printf("then: pitot-asv --config %s publish && pitot-asv --config %s preview (scripts/pitot-asv in pitot's "
+              "checkout)\n",
+              config.c_str(), config.c_str());
   return kOk;
 }
 
