@@ -14,6 +14,9 @@ void add_run_command(CLI::App& root);      // run/run.cpp
 namespace compare {
 void add_compare_command(CLI::App& root);  // compare/command.cpp
 }
+namespace ab {
+void add_ab_command(CLI::App& root);  // ab/ab.cpp
+}
 namespace profile {
 void add_profile_command(CLI::App& root);  // profile/command.cpp
 }

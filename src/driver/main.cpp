@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "pitot " PITOT_VERSION);
   // In the order `pitot --help` lists them.
   const std::vector<std::pair<std::string, void (*)(CLI::App&)>> commands = {
-      {"compare", compare::add_compare_command}, {"init", run::add_init_command}, {"list", run::add_list_command}, {"machine", run::add_machine_command}, {"merge", run::add_merge_command}, {"profile", profile::add_profile_command}, {"run", run::add_run_command}};
+      {"ab", ab::add_ab_command}, {"compare", compare::add_compare_command}, {"init", run::add_init_command}, {"list", run::add_list_command}, {"machine", run::add_machine_command}, {"merge", run::add_merge_command}, {"profile", profile::add_profile_command}, {"run", run::add_run_command}};
   std::vector<std::string> names;
   for (const auto& [name, add] : commands) {
     add(app);

@@ -108,6 +108,13 @@ class Sink {
 
   bool fatal() const { return fatal_; }
   const std::string& fatal_message() const { return fatal_message_; }
+  // Every point so far (with several processes, each point's pool): what a look at the results sees.
+  std::vector<PointResult> snapshot() {
+    std::lock_guard lock(mutex_);
+    std::vector<PointResult> out = all_;
+    for (const auto& [key, p] : merged_) out.push_back(p);
+    return out;
+  }
   std::vector<PointResult> take() {
     std::lock_guard lock(mutex_);
     for (auto& [key, p] : merged_) all_.push_back(std::move(p));

@@ -1,0 +1,297 @@
+// pitot ab BASE HEAD: two builds measured on one machine, their processes alternated (ABBA...),
+// and more processes only for the points still undecided, until each is slower, faster or
+// unchanged or the budget is spent. The wing that composes the two others: run's steps start the
+// programs and record the results, compare's statistics decide. docs/compare.md, "pitot ab".
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <regex>
+#include <set>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/point_filter.hpp"
+#include "driver/ab/schedule.hpp"
+#include "driver/common/command.hpp"
+#include "driver/common/files.hpp"
+#include "driver/compare/input.hpp"
+#include "driver/compare/report.hpp"
+#include "driver/compare/run.hpp"
+#include "driver/run/steps.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace pitot::driver::ab {
+
+namespace {
+
+using run::RunOptions;
+
+struct AbOptions {
+  std::string base, head;               // build folders, or program files / folders
+  std::string base_commit, head_commit;  // where each side's rows go in the asv database
+  int first_processes = 3, max_processes = 12;
+  double budget_seconds = 0;  // 0: no time budget
+  std::string threshold = "1%";
+  double confidence = 0.99;
+  std::string json_dir;  // base.json and head.json, as pitot run --json writes them
+  std::string output;    // the report in its format, atomically
+  bool markdown = false, json = false;
+};
+
+// One side: its options, programs, points and where its results go.
+struct Side {
+  const char* name;
+  RunOptions options;
+  std::vector<ProgramInfo> programs;
+  run::Database db;
+  std::unique_ptr<run::Sink> sink;
+};
+
+// A BASE or HEAD argument: a build folder (it holds pitot-manifest.json) or programs.
+void point_at(RunOptions& o, const std::string& arg) {
+  if (fs::is_regular_file(fs::path(arg) / "pitot-manifest.json")) o.build_dir = arg;
+  else o.inputs = {arg};
+}
+
+// The points both sides hold, by program and point name: only those are measured and compared.
+struct Shared {
+  // per program pair (base index, head index): the point names both hold
+  std::vector<std::pair<std::size_t, std::size_t>> programs;
+  std::vector<std::set<std::string>> points;
+  std::vector<std::string> notes;  // programs or points on one side only
+};
+
+Shared shared_points(const Side& base, const Side& head, const std::string& filter) {
+  const std::optional<std::regex> re = compile_point_filter<InputError>(filter);
+  Shared s;
+  for (std::size_t i = 0; i < base.programs.size(); ++i) {
+    const auto& b = base.programs[i];
+    auto h = std::find_if(head.programs.begin(), head.programs.end(),
+                          [&](const ProgramInfo& p) { return p.program == b.program; });
+    if (h == head.programs.end()) {
+      s.notes.push_back(fmt::format("{}: in base only, not measured", b.program));
+      continue;
+    }
+    std::set<std::string> names;
+    for (const auto& p : h->points) names.insert(p.name);
+    std::set<std::string> both;
+    for (const auto& p : b.points)
+      if (names.count(p.name) && (!re || std::regex_search(p.name, *re))) both.insert(p.name);
+    if (both.empty()) continue;
+    s.programs.emplace_back(i, static_cast<std::size_t>(h - head.programs.begin()));
+    s.points.push_back(std::move(both));
+  }
+  for (const auto& h : head.programs)
+    if (std::none_of(base.programs.begin(), base.programs.end(), [&](const ProgramInfo& p) { return p.program == h.program; }))
+      s.notes.push_back(fmt::format("{}: in head only, not measured", h.program));
+  if (s.programs.empty())
+    throw InputError("base and head share no point (same program and point names): nothing to compare");
+  return s;
+}
+
+std::vector<const PlannedPoint*> planned(const ProgramInfo& program, const std::set<std::string>& names) {
+  std::vector<const PlannedPoint*> out;
+  for (const auto& p : program.points)
+    if (names.count(p.name)) out.push_back(&p);
+  return out;
+}
+
+// Compare's key of every shared point (asv's name: values as Python reprs), back to the program
+// pair and the point's name, from skeletons of the points read as compare reads results.
+std::map<std::string, std::pair<std::size_t, std::string>> points_by_key(const Side& base, const Shared& shared) {
+  json doc = {{"benchmarks", json::array()}, {"points", json::array()}};
+  std::vector<std::pair<std::size_t, std::string>> order;
+  for (std::size_t k = 0; k < shared.programs.size(); ++k) {
+    const ProgramInfo& program = base.programs[shared.programs[k].first];
+    for (const auto& b : program.benchmarks) doc["benchmarks"].push_back(to_json(b));
+    for (const PlannedPoint* p : planned(program, shared.points[k])) {
+      doc["points"].push_back(to_json(skeleton(program, *p)));
+      order.emplace_back(k, p->name);
+    }
+  }
+  const compare::ResultSet set = compare::pitot_json_from_text(doc.dump(), "planned points");
+  std::map<std::string, std::pair<std::size_t, std::string>> out;
+  for (std::size_t i = 0; i < set.points.size() && i < order.size(); ++i) out[set.points[i].key] = order[i];
+  return out;
+}
+
+// The side's results so far as compare reads them: pitot's JSON, per-process medians kept.
+compare::ResultSet result_set(const Side& side, const std::string& label) {
+  json doc = {{"benchmarks", json::array()}, {"points", json::array()}};
+  for (const auto& p : side.programs)
+    for (const auto& b : p.benchmarks) doc["benchmarks"].push_back(to_json(b));
+  for (const auto& r : side.sink->snapshot()) doc["points"].push_back(to_json(r));
+  return compare::pitot_json_from_text(doc.dump(), label);
+}
+
+// One process of one program of one side, for the points still undecided.
+void run_process(Side& side, std::size_t program, const std::set<std::string>& names) {
+  const auto points = planned(side.programs[program], names);
+  if (points.empty()) return;
+  run::SinkOutput out(*side.sink, side.db.run_for(program, std::nullopt), side.programs[program],
+                      run::where_of(side.programs[program], std::nullopt) + " [" + side.name + "]");
+  run::ProgramRunner(run::runner_settings(side.options, std::nullopt), side.programs[program], points, out,
+                     run::interrupted())
+      .run();
+}
+
+// The prepared database of one side: its rows under its own commit (nothing without one).
+run::Database side_database(RunOptions& o, const std::string& commit, const std::vector<ProgramInfo>& programs) {
+  if (commit.empty()) o.no_asv = true;
+  o.commit = commit;
+  return run::prepare_database(o, programs, {std::nullopt});
+}
+
+int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
+  const auto t0 = Clock::now();
+  compare::MethodOptions method;
+  method.threshold = compare::parse_threshold(a.threshold);
+  method.confidence = a.confidence;
+  if (!(a.confidence > 0.5 && a.confidence < 1))
+    throw InputError(fmt::format("--confidence {}: expected a level between 0.5 and 1, like 0.99", a.confidence));
+  if (a.max_processes < a.first_processes)
+    throw InputError(fmt::format("--max-processes {} is below --processes {}", a.max_processes, a.first_processes));
+  if (a.base_commit.empty() != a.head_commit.empty())
+    throw InputError("give both --base-commit and --head-commit (each side's rows go to its commit), or neither");
+  const std::vector<int> looks = look_schedule(a.first_processes, a.max_processes);
+  method.looks = static_cast<int>(looks.size());
+
+  run::catch_interrupts();
+  run::check_device_settings(*shared);
+  Side base{"base", *shared, {}, {}, {}}, head{"head", *shared, {}, {}, {}};
+  point_at(base.options, a.base);
+  point_at(head.options, a.head);
+  for (Side* s : {&base, &head}) {
+    s->options.filter.clear();  // the filter picks shared points below, by name
+    s->programs = run::list_programs(s->options);
+  }
+  const Shared shared_set = shared_points(base, head, shared->filter);
+  base.db = side_database(base.options, a.base_commit, base.programs);
+  head.db = side_database(head.options, a.head_commit, head.programs);
+
+  std::size_t total = 0;
+  for (const auto& names : shared_set.points) total += names.size();
+  const bool live = shared->progress == run::ProgressMode::Live ||
+                    (shared->progress == run::ProgressMode::Auto && isatty(STDERR_FILENO));
+  Progress progress(shared->progress == run::ProgressMode::None ? nullptr : stderr, live,
+                    total * 2 * static_cast<std::size_t>(a.max_processes));
+  for (Side* s : {&base, &head})
+    s->sink = std::make_unique<run::Sink>(progress, s->db.dir, s->options.env.empty(), /*processes=*/2);
+  progress.note(fmt::format("pitot ab: {} points, base {} against head {}; {} processes a side, then more for "
+                            "undecided points at {} (at most {}){}",
+                            total, a.base, a.head, a.first_processes, fmt::join(looks, ", "), a.max_processes,
+                            a.budget_seconds > 0 ? fmt::format(", within {:g} s", a.budget_seconds) : ""));
+  for (const auto& n : shared_set.notes) progress.note("pitot ab: " + n);
+
+  std::vector<std::set<std::string>> undecided = shared_set.points;
+  const auto point_of = points_by_key(base, shared_set);
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  compare::Report report;
+  int done = 0;
+  bool out_of_budget = false;
+  for (const int target : looks) {
+    for (; done < target && !run::interrupted(); ++done) {
+      // ABBA: each side goes first in every other round, so a drift that grows through a round
+      // weighs on both sides alike.
+      for (std::size_t k = 0; k < shared_set.programs.size() && !run::interrupted(); ++k) {
+        const auto [ib, ih] = shared_set.programs[k];
+        if (done % 2 == 0) {
+          run_process(base, ib, undecided[k]);
+          run_process(head, ih, undecided[k]);
+        } else {
+          run_process(head, ih, undecided[k]);
+          run_process(base, ib, undecided[k]);
+        }
+      }
+    }
+    report = compare::build_report(result_set(base, "base " + a.base), result_set(head, "head " + a.head), method);
+    for (auto& names : undecided) names.clear();
+    for (const auto& row : report.rows)
+      if (row.comparison.verdict == compare::Verdict::Inconclusive)
+        if (auto it = point_of.find(row.base.key); it != point_of.end())
+          undecided[it->second.first].insert(it->second.second);
+    const bool all_decided = std::all_of(undecided.begin(), undecided.end(), [](const auto& n) { return n.empty(); });
+    if (all_decided || run::interrupted()) break;
+    // The next step costs about what the last ones did per process; stop before the budget runs out.
+    if (a.budget_seconds > 0 && elapsed() * (1 + 1.0 / done) > a.budget_seconds && target != looks.back()) {
+      out_of_budget = true;
+      break;
+    }
+  }
+  progress.finish();
+  for (auto& row : report.rows)
+    if (row.comparison.verdict == compare::Verdict::Inconclusive)
+      row.comparison.note = undecided_note(row.comparison, method, out_of_budget ? "the time budget" : "the process budget");
+
+  if (!a.json_dir.empty()) {
+    fs::create_directories(a.json_dir);
+    for (Side* s : {&base, &head}) {
+      auto results = s->sink->snapshot();
+      run::write_json_report((fs::path(a.json_dir) / (std::string(s->name) + ".json")).string(), s->programs, results);
+    }
+  }
+  for (Side* s : {&base, &head})
+    if (s->sink->fatal()) throw InputError(fmt::format("the asv database refused the {} results: {}", s->name,
+                                                       s->sink->fatal_message()));
+  std::string text = a.markdown ? compare::render_markdown(report, false)
+                     : a.json   ? compare::render_json(report, false).dump(2) + "\n"
+                                : compare::render_table(report, false, false);
+  if (!a.output.empty()) {
+    replace_file(a.output, text);
+    if (a.markdown || a.json) text = compare::render_table(report, false, false);
+    text += fmt::format("report written to {}\n", a.output);
+  }
+  std::fputs(text.c_str(), stdout);
+  std::printf("pitot ab: %d process%s a side, %.0f s\n", done, done == 1 ? "" : "es", elapsed());
+  if (run::interrupted()) return kFailed;
+  return compare::report_exit_code(report);
+}
+
+void setup(CLI::App& root) {
+  auto* cmd = root.add_subcommand(
+      "ab",
+      "Measure two builds on this machine, alternating their processes, adding processes only where a point is "
+      "undecided, and give the verdict of pitot compare. Exit code: 0 no confirmed regression, 1 a point slower "
+      "or newly failing, 2 input error.");
+  auto o = std::make_shared<RunOptions>();
+  auto a = std::make_shared<AbOptions>();
+  cmd->add_option("base", a->base, "base: a build folder (with pitot-manifest.json), a program, or a folder of programs")
+      ->required();
+  cmd->add_option("head", a->head, "head: the same kind as base")->required();
+  run::add_program_options(cmd, o);
+  cmd->add_option("--processes", a->first_processes, "Processes a side before the first look")
+      ->check(CLI::Range(2, 1000))
+      ->capture_default_str();
+  cmd->add_option("--max-processes", a->max_processes, "Processes a side at most, for points still undecided")
+      ->check(CLI::Range(2, 1000))
+      ->capture_default_str();
+  cmd->add_option("--budget", a->budget_seconds, "Seconds the whole comparison may take (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threshold", a->threshold, "Minimum change that counts, as 1% or 0.01")->capture_default_str();
+  cmd->add_option("--confidence", a->confidence, "Confidence of each point's slower/faster verdict over all looks")
+      ->capture_default_str();
+  cmd->add_option("--asv-dir", o->asv_dir, "asv results folder (default: results_dir of ./asv.conf.json, else ./asv-results)");
+  cmd->add_option("--config", o->config, "asv.conf.json to take results_dir and the git repository from");
+  cmd->add_option("--machine", o->machine, "asv machine name (default: from the GPU product, else the CPU model)");
+  cmd->add_option("--base-commit", a->base_commit, "Commit the base rows go to in the asv database");
+  cmd->add_option("--head-commit", a->head_commit, "Commit the head rows go to (with --base-commit; without both, no asv rows)");
+  cmd->add_option("--json-dir", a->json_dir, "Write base.json and head.json (pitot run --json) into this folder");
+  auto md = cmd->add_flag("--markdown", a->markdown, "Print the report as markdown (for a pull-request comment)");
+  cmd->add_flag("--json", a->json, "Print the report as JSON")->excludes(md);
+  cmd->add_option("-o,--output", a->output, "Write the report to this file; the table still goes to stdout");
+  cmd->callback([o, a] { run_guarded("ab", [&] { return ab_command(o, *a); }); });
+}
+
+}  // namespace
+
+void add_ab_command(CLI::App& root) { setup(root); }
+
+}  // namespace pitot::driver::ab

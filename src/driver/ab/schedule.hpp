@@ -1,0 +1,21 @@
+// pitot ab's sequential plan: when it looks at the points, and what an undecided point could have
+// detected. Pure functions, checked by simulation (tests/compare/test_sequential.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "driver/compare/stats.hpp"
+
+namespace pitot::driver::ab {
+
+// The processes a side at which the points are looked at: `first`, then half as many again each
+// time (3, 5, 8, 12 ...), ending at `max`. Few looks: each spends 1/looks of the error rates
+// (Bonferroni, MethodOptions::looks), so the rates hold over the whole sequence.
+std::vector<int> look_schedule(int first, int max);
+
+// The note of a point still inconclusive when the budget is spent: the smallest change it could
+// have called (about half the time) with the interval it reached.
+std::string undecided_note(const compare::Comparison& c, const compare::MethodOptions& method, const std::string& budget);
+
+}  // namespace pitot::driver::ab
