@@ -4,14 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "core/protocol.hpp"
+#include "core/stats.hpp"
 #include "driver/common/manifest.hpp"
+#include "driver/common/progress.hpp"
 #include "driver/run/program_runner.hpp"
+#include "output/console.hpp"
 
 namespace {
 
@@ -407,6 +412,137 @@ TEST_F(RunnerTest, InterruptStopsWithoutChargingAnything) {
   });
   EXPECT_TRUE(failed_points().empty());
   EXPECT_EQ(requests.size(), 1u);
+}
+
+// Plain progress (not a terminal) fed as `pitot run` feeds it: every finished point, the point
+// believed running and the notes go to Progress, and the points to the recorder too.
+struct ProgressOutput final : RunnerOutput {
+  ProgressOutput(Progress& progress, Recorder& recorder, std::string where)
+      : progress(progress), recorder(recorder), where(std::move(where)) {}
+  void record(std::vector<PointResult> ps) override {
+    for (const auto& p : ps) progress.done(where, p);
+    recorder.record(std::move(ps));
+  }
+  void note(const std::string& line) override { progress.note(line); }
+  void running(const std::string& point) override { progress.running(where, point); }
+  void tick() override { progress.tick(); }
+  Progress& progress;
+  Recorder& recorder;
+  std::string where;
+};
+
+// What Progress wrote, in memory.
+struct Captured {
+  char* buffer = nullptr;
+  std::size_t size = 0;
+  std::FILE* file = open_memstream(&buffer, &size);
+  ~Captured() {
+    std::fclose(file);
+    std::free(buffer);
+  }
+  std::vector<std::string> lines() {
+    std::fflush(file);
+    std::vector<std::string> out;
+    std::string text(buffer, size);
+    for (std::size_t pos = 0, nl; (nl = text.find('\n', pos)) != std::string::npos; pos = nl + 1)
+      out.push_back(text.substr(pos, nl - pos));
+    return out;
+  }
+};
+
+const std::string kNoGpu = "no AMD GPU usable here (hipGetDeviceCount says no device)";
+
+class SkipProgressTest : public RunnerTest {
+ protected:
+  // A program that reports the points in `skipped` as skipped for kNoGpu and measures the others.
+  // Skipped points are announced ("start") when `announce` (a body that skips), else reported at
+  // once (a program without its GPU).
+  Script skipping(const Request& r) {
+    Script s;
+    for (int id : r.points) {
+      PointResult p = skeleton(program, *planned(id));
+      if (skipped.count(id)) {
+        p.status = PointStatus::Skipped;
+        p.reason = kNoGpu;
+      } else {
+        p.status = PointStatus::Ok;
+        p.samples = {1e-6, 1e-6, 1e-6};
+        p.stats = compute_stats(p.samples);
+      }
+      // A point per wait of the runner (100 ms), so that each start reaches Progress on its own.
+      if (announce || !skipped.count(id)) s.after(0.15).line(to_json(StartMessage{id}).dump());
+      s.line(to_json(PointMessage{p}).dump());
+    }
+    return s.line(to_json(DoneMessage{}).dump()).exit(0);
+  }
+  // Runs the program with plain progress, then starts another program as `pitot run` would.
+  void run_with_progress() {
+    std::vector<const PlannedPoint*> points;
+    for (const auto& p : program.points) points.push_back(&p);
+    StartChild start = [&](const std::vector<std::string>& argv) -> std::unique_ptr<ChildProcess> {
+      requests.push_back(read_request(argv));
+      return std::make_unique<FakeChild>(skipping(requests.back()), time);
+    };
+    ProgressOutput output(progress, out, where_of(program, std::nullopt));
+    ProgramRunner(settings, program, points, output, interrupted, start, [this] { return time.now; }).run();
+    progress.running("next_program", "");
+  }
+
+  std::set<int> skipped;
+  bool announce = false;
+  Captured captured;
+  Progress progress{captured.file, false, 8};
+};
+
+// Issue 21: a HIP program on a machine without an AMD GPU printed one line per point (206 for
+// two programs). Its points are one line now, and each is still recorded as skipped.
+TEST_F(SkipProgressTest, ProgramThatSkipsEveryPointIsOneLine) {
+  program = fake_program(6);
+  skipped = {0, 1, 2, 3, 4, 5};
+  run_with_progress();
+  const auto lines = captured.lines();
+  ASSERT_EQ(lines.size(), 1u) << testing::PrintToString(lines);
+  EXPECT_EQ(lines[0], "[6/8] fake: 6 points skipped: " + kNoGpu);
+  ASSERT_EQ(out.points.size(), 6u);
+  for (const auto& [id, p] : out.points) {
+    EXPECT_EQ(p.status, PointStatus::Skipped) << id;
+    EXPECT_EQ(p.reason, kNoGpu) << id;
+  }
+}
+
+// A measured point ends a run of skipped ones, the start messages of skipped points do not; a
+// lone skipped point keeps its own line, and a reason already given is not repeated.
+TEST_F(SkipProgressTest, MeasuredPointsSplitTheSkippedRuns) {
+  program = fake_program(4);
+  skipped = {0, 1, 3};
+  announce = true;
+  run_with_progress();
+  const auto lines = captured.lines();
+  ASSERT_EQ(lines.size(), 3u) << testing::PrintToString(lines);
+  EXPECT_EQ(lines[0], "[2/8] fake: 2 points skipped: " + kNoGpu);
+  EXPECT_EQ(lines[1], "[3/8] fake b[n=2] " + format_seconds(1e-6));  // its median
+  EXPECT_EQ(lines[2], "[4/8] fake b[n=3] skipped (same reason as above)");
+  EXPECT_EQ(ok_points(), (std::vector<int>{2}));
+  EXPECT_EQ(out.points.size(), 4u);
+}
+
+// Held skipped points are written before a note and at the end of the run, never lost.
+TEST(Progress, HeldSkipsAreWrittenBeforeANoteAndAtTheEnd) {
+  Captured captured;
+  Progress progress(captured.file, false, 4);
+  PointResult p;
+  p.name = "b[n=0]";
+  p.status = PointStatus::Skipped;
+  p.reason = "no GPU";
+  progress.done("x", p);
+  progress.done("x", p);
+  EXPECT_TRUE(captured.lines().empty());
+  progress.note("restarting");
+  progress.done("y", p);
+  progress.finish();
+  const std::vector<std::string> expected = {"[2/4] x: 2 points skipped: no GPU", "restarting",
+                                             "[3/4] y b[n=0] skipped: no GPU"};
+  EXPECT_EQ(captured.lines(), expected);
 }
 
 }  // namespace

@@ -41,8 +41,43 @@ void Progress::draw_locked() {
   last_draw_ = std::chrono::steady_clock::now();
 }
 
+void Progress::write_skips_locked(const std::string& where, const SkipRun& run) {
+  // A reason already written out for this program is not repeated.
+  const bool repeated = !skip_reasons_seen_.insert(where + "\n" + run.reason).second;
+  const std::string reason = repeated ? " (same reason as above)" : ": " + run.reason;
+  if (run.count == 1)
+    std::fprintf(out_, "[%zu/%zu] %s %s skipped%s\n", run.finished, total_, where.c_str(), run.first_point.c_str(),
+                 reason.c_str());
+  else
+    std::fprintf(out_, "[%zu/%zu] %s: %zu points skipped%s\n", run.finished, total_, where.c_str(), run.count,
+                 reason.c_str());
+  std::fflush(out_);
+}
+
+void Progress::flush_skips_locked(const std::string& where) {
+  auto it = skip_runs_.find(where);
+  if (it == skip_runs_.end()) return;
+  write_skips_locked(it->first, it->second);
+  skip_runs_.erase(it);
+}
+
+void Progress::flush_other_skips_locked(const std::string& except) {
+  for (auto it = skip_runs_.begin(); it != skip_runs_.end();) {
+    if (it->first == except) {
+      ++it;
+      continue;
+    }
+    write_skips_locked(it->first, it->second);
+    it = skip_runs_.erase(it);
+  }
+}
+
 void Progress::running(const std::string& where, const std::string& point) {
   std::lock_guard lock(mutex_);
+  // Another program started: the one held has ended (a program's own start messages do not end
+  // its run: the engine announces a point before its body skips it). Programs on several devices
+  // at once may split each other's runs into a few lines.
+  if (out_ && !live_) flush_other_skips_locked(where);
   where_ = where;
   point_ = point;
   value_.clear();
@@ -71,12 +106,21 @@ void Progress::done(const std::string& where, const PointResult& p) {
       draw_locked();
     return;
   }
-  // A reason many points share (a program without its GPU) is written out once.
-  const bool repeated = p.status == PointStatus::Skipped && !skip_reasons_seen_.insert(where + "\n" + p.reason).second;
-  std::string value = p.status == PointStatus::Ok && p.stats ? format_value(p.stats->median, p.unit)
-                      : repeated                             ? "skipped (same reason as above)"
-                      : p.status == PointStatus::Skipped     ? "skipped: " + p.reason
-                                                             : "FAILED: " + p.reason;
+  // Skipped points are held: a run of them for one reason becomes one line
+  // ("bench_x_hip: 103 points skipped: no AMD GPU ..."), written when the run ends.
+  auto held = skip_runs_.find(where);
+  if (held != skip_runs_.end() && (p.status != PointStatus::Skipped || held->second.reason != p.reason))
+    flush_skips_locked(where);
+  if (p.status == PointStatus::Skipped) {
+    SkipRun& run = skip_runs_[where];
+    if (run.count++ == 0) {
+      run.reason = p.reason;
+      run.first_point = p.name;
+    }
+    run.finished = finished_;
+    return;
+  }
+  std::string value = p.status == PointStatus::Ok && p.stats ? format_value(p.stats->median, p.unit) : "FAILED: " + p.reason;
   std::fprintf(out_, "[%zu/%zu] %s %s %s\n", finished_, total_, where.c_str(), p.name.c_str(), value.c_str());
   std::fflush(out_);
 }
@@ -84,6 +128,7 @@ void Progress::done(const std::string& where, const PointResult& p) {
 void Progress::note(const std::string& text) {
   std::lock_guard lock(mutex_);
   if (!out_) return;
+  flush_other_skips_locked("");  // what came before the note is written before it
   clear_locked();
   std::fprintf(out_, "%s\n", text.c_str());
   draw_locked();
@@ -98,6 +143,7 @@ void Progress::tick() {
 void Progress::finish() {
   std::lock_guard lock(mutex_);
   if (!out_) return;
+  flush_other_skips_locked("");
   clear_locked();
   std::fflush(out_);
 }

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -15,7 +16,8 @@ namespace pitot::driver {
 
 class Progress {
  public:
-  // `live`: redraw one status line (a terminal); otherwise print one line per finished point.
+  // `live`: redraw one status line (a terminal); otherwise print one line per finished point, and
+  // one line for a run of a program's points skipped for one reason.
   Progress(std::FILE* out, bool live, std::size_t total);
 
   // The program (and device) now running, and the point it is busy with when known.
@@ -26,22 +28,36 @@ class Progress {
   void note(const std::string& text);
   // Redraws the live line (elapsed time moves on); cheap, call it from the wait loop.
   void tick();
-  void finish();  // clears the live line
+  void finish();  // clears the live line, writes the skipped points still held
 
   std::size_t finished() const { return finished_; }
 
  private:
+  // Plain mode: the skipped points of one program that come one after another for one reason
+  // (a program without its GPU skips all of them) are held and written as one line.
+  struct SkipRun {
+    std::string reason, first_point;
+    std::size_t count = 0;
+    std::size_t finished = 0;  // the [k/total] of its last point
+  };
+
   void draw_locked();
   void clear_locked();
   std::string eta_locked() const;
+  void write_skips_locked(const std::string& where, const SkipRun& run);
+  // Write the held run of `where`, or of every program but `except` ("": of every program), and
+  // forget them.
+  void flush_skips_locked(const std::string& where);
+  void flush_other_skips_locked(const std::string& except);
 
   std::FILE* out_;
   bool live_;
   std::size_t total_;
   std::size_t finished_ = 0, failed_ = 0;
   std::string where_, point_;
-  std::string value_;
-  std::set<std::string> skip_reasons_seen_;  // "where\nreason" already printed in plain mode  // the last finished point's median (or "skipped"), shown after its name
+  std::string value_;  // the last finished point's median (or "skipped"), shown after its name
+  std::set<std::string> skip_reasons_seen_;  // "where\nreason" already printed in plain mode
+  std::map<std::string, SkipRun> skip_runs_;  // held in plain mode, by where
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_draw_{};
   std::mutex mutex_;
