@@ -84,9 +84,7 @@ json to_json(const BenchmarkInfo& info) {
   for (const auto& a : info.axes) axes.push_back(to_json(a));
   if (info.repr_values)  // the values are the reprs already
     for (auto& a : axes) a["reprs"] = a["values"];
-  json j = {{"program", info.program}, {"name", info.name}, {"axes", axes}, {"version", info.version}, {"timeout", info.timeout_seconds}, {"code", info.code}, {"points", info.point_count()}, {"type", info.type}, {"unit", info.unit}};
-  if (info.repr_values) j["repr_values"] = true;
-  return j;
+  return {{"program", info.program}, {"name", info.name}, {"axes", axes}, {"version", info.version}, {"timeout", info.timeout_seconds}, {"code", info.code}, {"points", info.point_count()}, {"type", info.type}, {"unit", info.unit}, {"repr_values", info.repr_values}};
 }
 
 BenchmarkInfo benchmark_from_json(const json& j) {

@@ -335,11 +335,14 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   if (results_doc.contains("results") && !results_doc["results"].is_object())
     throw AsvError(results_path.string() + ": \"results\" is not an object. Nothing was written.");
 
-  // machine.json: a machine already recorded (by `asv machine` or an earlier run) keeps the facts it
-  // was recorded with, and they are the results' params, as asv takes them: a history that asv
-  // started goes on in the same graphs. This run's facts only fill in what the file lacks (§3).
-  for (const auto& [k, v] : run.machine_facts)
-    if (!machine_doc.contains(k)) machine_doc[k] = v;
+  // machine.json: this run's facts over whatever was recorded before (§3), except asv's own machine
+  // facts, which keep the values already recorded: asv writes them otherwise than pitot (ram
+  // "25275973632", not "24GB"), and the recorded values are what earlier results carry as params,
+  // asv's among them, so that a history asv started goes on in the same graphs.
+  std::map<std::string, std::string> facts = run.machine_facts;
+  for (const char* key : {"arch", "cpu", "num_cpu", "os", "ram"})
+    if (machine_doc.contains(key) && machine_doc[key].is_string()) facts[key] = machine_doc[key].get<std::string>();
+  for (const auto& [k, v] : facts) machine_doc[k] = v;
   machine_doc["machine"] = machine;
   machine_doc["version"] = kAsvMachineVersion;
 
@@ -456,11 +459,9 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   bench_doc["version"] = kAsvBenchmarksVersion;
 
   // Results params: machine facts and requirements, one graph line per distinct set (§5).
-  // The machine's recorded facts; python_version only names the env (output/machine.hpp), and
-  // asv writes the interpreter as `python` beside the requirements, not among them.
-  std::map<std::string, std::string> params, requirements = run.requirements;
-  for (const auto& [k, v] : machine_doc.items())
-    if (k != "version" && v.is_string()) params[k] = v.get<std::string>();
+  // python_version only names the env (output/machine.hpp), and asv writes the interpreter as
+  // `python` beside the requirements, not among them.
+  std::map<std::string, std::string> params = facts, requirements = run.requirements;
   requirements.erase("python_version");
   for (const auto& [k, v] : requirements) params[k] = v;
   params["machine"] = machine;
