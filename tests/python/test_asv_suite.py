@@ -232,13 +232,26 @@ class AsvSuite(unittest.TestCase):
                         "class Limited:\n"
                         "    repeat = (1, 4, 10.0)\n"
                         "    def time_noop(self):\n"
+                        "        pass\n"
+                        "class Long:\n"
+                        "    warmup_time = 0.3\n"
+                        "    sample_time = 0.004\n"
+                        "    timeout = 12\n"
+                        "    def time_noop(self):\n"
                         "        pass\n")
             out = os.path.join(d, "out.json")
-            run([sys.executable, "-m", "pitot", path, "--json", out, "--quiet"], check_rc=0)
+            run([sys.executable, "-m", "pitot", path, "--json", out, "--quiet", "--max-time", "0.1", "--warmup", "0"],
+                check_rc=0)
             points = points_of(out)
+            listed = json.loads(run([sys.executable, "-m", "pitot", path, "--list", "--json", "-"], check_rc=0).stdout)
         counted = points["Counted.time_noop"]
         self.assertEqual((len(counted["samples"]), counted["number"], counted["stop_reason"]), (3, 7, "samples"))
         self.assertLessEqual(len(points["Limited.time_noop"]["samples"]), 4)
+        long = points["Long.time_noop"]
+        self.assertGreaterEqual(long["duration"], 0.3)  # warmup_time, not --warmup 0
+        # Each sample lasts about sample_time (4 ms), not pitot's 100 us.
+        self.assertGreaterEqual(long["number"] * long["stats"]["min"], 0.003)
+        self.assertEqual([b["timeout"] for b in listed["benchmarks"] if b["name"] == "Long.time_noop"], [12])
 
     def test_bad_inputs_exit_2(self):
         with tempfile.TemporaryDirectory() as d:
