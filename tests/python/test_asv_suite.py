@@ -16,6 +16,7 @@ asv 0.6.6 (with asv_runner and pympler) is installed from PyPI into this interpr
 environment when it is missing; when that fails the test fails. Environment: PITOT_DRIVER.
 """
 
+import importlib
 import json
 import os
 import shutil
@@ -61,6 +62,7 @@ def ensure_asv():
         import pympler  # noqa: F401
     except ImportError:
         run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "asv==0.6.6"], check_rc=0)
+        importlib.invalidate_caches()  # pympler, imported by a test of this process
 
 
 def git(repo, *args):
