@@ -12,6 +12,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import traceback
 
 import pitot
 
@@ -90,7 +91,12 @@ def _main() -> None:
     sys.argv = [path] + args[1:]
     pitot._launch["self_command"] = [sys.executable, "-m", "pitot"] + (["--root", root] if root else []) + [path]
     name, pitot._launch["program"] = module_name(path, root)
-    pitot.main(namespace=import_file(path, root, name))
+    try:
+        module = import_file(path, root, name)
+    except Exception as e:  # the file is bad input: its traceback, then exit 2 as for any bad input
+        traceback.print_exc()
+        fail(f"cannot import {args[0]}: {type(e).__name__}: {e}")
+    pitot.main(namespace=module)
 
 
 _main()

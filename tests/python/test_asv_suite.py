@@ -270,6 +270,8 @@ class AsvSuite(unittest.TestCase):
                 f.write("def time_x(:\n")
             p = run([self.driver, "run", broken, "--no-asv"], env=self.env, check_rc=2)
             self.assertIn("SyntaxError", p.stderr)
+            p = run([sys.executable, "-m", "pitot", broken, "--list"], check_rc=2)
+            self.assertIn("cannot import", p.stderr)
             p = run([sys.executable, "-m", "pitot", os.path.join(d, "missing.py")], check_rc=2)
             self.assertIn("no such file", p.stderr)
 
