@@ -37,12 +37,12 @@ grep -q "base: file .*none.json not found" "$tmp/err" || fail "missing file mess
 expect_code 2 $? "threshold without %"
 
 # 3. Two runs of the example suite; the head run repeats saxpy's work 3 times. The machine may be
-#    shared and busy, so the threshold here is 25%: only the planted 3x must cross it. One
-#    process a side: --noise-prior 0 takes its samples as independent (else no slower verdict).
+#    shared and busy, so the threshold here is 25%: only the planted 3x must cross it. Three
+#    processes a side (the CI recipe): a verdict rests on the spread of their medians.
 run_examples() {  # run_examples OUT_JSON COMMIT [env...]
   local out=$1 commit=$2
   shift 2
-  env "$@" "$bench" --quiet --axis saxpy:a=0.5 --max-time 0.3 --json "$out" \
+  env "$@" "$bench" --quiet --axis saxpy:a=0.5 --max-time 0.1 --processes 3 --json "$out" \
     --asv-dir "$tmp/db/results" --machine ci-box --commit "$commit" --env test >/dev/null 2>"$tmp/run.err"
   local code=$?
   # 1: the example's deliberately failing point.
@@ -64,16 +64,39 @@ if slower != ["bench_examples.saxpy[a=0.5]"]:
     sys.exit(1)
 PY
 }
-"$pitot" compare "$tmp/base.json" "$tmp/head.json" --threshold 25% --noise-prior 0 --json >"$tmp/report.json" 2>"$tmp/err"
+"$pitot" compare "$tmp/base.json" "$tmp/head.json" --threshold 25% --json >"$tmp/report.json" 2>"$tmp/err"
 expect_code 1 $? "example runs, pitot JSON"
 check_one_slower "$tmp/report.json" "pitot JSON"
-"$pitot" compare 1111111 2222222 --results-dir "$tmp/db/results" --threshold 25% --noise-prior 0 --json >"$tmp/report2.json" 2>"$tmp/err"
+"$pitot" compare 1111111 2222222 --results-dir "$tmp/db/results" --threshold 25% --json >"$tmp/report2.json" 2>"$tmp/err"
 expect_code 1 $? "example runs, asv database"
 check_one_slower "$tmp/report2.json" "asv database"
-"$pitot" compare 1111111 2222222 --results-dir "$tmp/db/results" --threshold 25% --noise-prior 0 --markdown -o "$tmp/comment.md" >"$tmp/out" 2>"$tmp/err"
+"$pitot" compare 1111111 2222222 --results-dir "$tmp/db/results" --threshold 25% --markdown -o "$tmp/comment.md" >"$tmp/out" 2>"$tmp/err"
 expect_code 1 $? "markdown to a file"
 grep -q "saxpy\[a=0.5\]" "$tmp/comment.md" || fail "markdown file lacks the slower point"
 grep -q "^verdict" "$tmp/out" || fail "the table should still go to stdout with -o"
+# pitot ab: the same two builds measured alternated, more processes where undecided; both sides'
+# rows under their commits in the database, and their --json files.
+mkdir -p "$tmp/ab/base" "$tmp/ab/head"
+for side in base:1 head:3; do
+  printf '#!/bin/sh\nPITOT_EXAMPLE_SLOWDOWN=%s exec "%s" "$@"\n' "${side#*:}" "$bench" >"$tmp/ab/${side%%:*}/bench_examples"
+  chmod +x "$tmp/ab/${side%%:*}/bench_examples"
+done
+git -C "$tmp/ab" init -q
+for c in base head; do
+  git -C "$tmp/ab" -c user.name=t -c user.email=t@example.invalid -c commit.gpgsign=false commit -q --allow-empty -m $c
+  eval "${c}_sha=$(git -C "$tmp/ab" rev-parse HEAD)"
+done
+(cd "$tmp/ab" && "$pitot" ab base/bench_examples head/bench_examples --filter saxpy --axis saxpy:a=0.5 \
+  --max-time 0.1 --threshold 25% --processes 2 --max-processes 4 --progress none --json --json-dir out \
+  --asv-dir db --machine ci-box --base-commit "$base_sha" --head-commit "$head_sha" >report.json 2>"$tmp/err")
+expect_code 1 $? "pitot ab, a planted 3x"
+check_one_slower "$tmp/ab/report.json" "pitot ab"
+[ -s "$tmp/ab/out/base.json" ] && [ -s "$tmp/ab/out/head.json" ] || fail "pitot ab: no base.json/head.json"
+ls "$tmp/ab/db/ci-box/${base_sha:0:8}"-*.json "$tmp/ab/db/ci-box/${head_sha:0:8}"-*.json >/dev/null 2>&1 ||
+  fail "pitot ab: each side's rows under its commit: $(ls "$tmp/ab/db/ci-box" 2>&1)"
+"$pitot" ab "$tmp/ab/base/bench_examples" "$tmp/ab/head/bench_examples" --processes 5 --max-processes 3 >/dev/null 2>"$tmp/err"
+expect_code 2 $? "pitot ab, --max-processes under --processes"
+grep -q "max-processes 3 is below --processes 5" "$tmp/err" || fail "pitot ab: bad budget message: $(cat "$tmp/err")"
 # The same run against itself: nothing slower, exit 0.
 "$pitot" compare "$tmp/base.json" "$tmp/base.json" >/dev/null 2>&1
 expect_code 0 $? "a run against itself"

@@ -73,7 +73,7 @@ TEST(CompareReport, SampleDatabaseFindsTheRegressionAndTheFailure) {
   ASSERT_EQ(r.code, 1) << r.err;  // the newly failing point
   json j = json::parse(r.out);
   EXPECT_EQ(j["schema_version"], 2);
-  // One process a side and two commits (no history): the 2% prior noise floor (±7.6% at 99%)
+  // One process a side and two commits (no history): the 2% prior noise floor (±9.8% at 99.9%)
   // keeps the two 1.000 points from being called unchanged within ±2%, and a prior never makes
   // a point slower: the 1.30 point says how to get the evidence.
   EXPECT_EQ(j["summary"]["slower"], 0);
@@ -90,7 +90,7 @@ TEST(CompareReport, SampleDatabaseFindsTheRegressionAndTheFailure) {
   EXPECT_NE(worst["note"].get<std::string>().find("--processes 3"), std::string::npos) << worst["note"];
   EXPECT_EQ(worst["evidence"], "samples");
   EXPECT_EQ(worst["noise"]["source"], "prior");
-  EXPECT_NEAR(worst["noise"]["percent"].get<double>(), 7.6, 0.1);
+  EXPECT_NEAR(worst["noise"]["percent"].get<double>(), 9.75, 0.1);
   EXPECT_EQ(j["summary"]["dropped"], 0);
   EXPECT_NEAR(worst["ratio"].get<double>(), 1.30, 0.01);
   EXPECT_EQ(j["failed"][0]["name"], "sort.SortSuite.time_sort[n=100000, algorithm='std::stable_sort']");
@@ -230,7 +230,7 @@ TEST(CompareReport, MarkdownForAPullRequest) {
   EXPECT_NE(r.out.find("<details><summary>2 unchanged</summary>"), std::string::npos) << r.out;
   o.method.noise_prior = 0.02;
   Outcome prior = run(o);
-  EXPECT_NE(prior.out.find("±7.6% (prior)"), std::string::npos) << prior.out;
+  EXPECT_NE(prior.out.find("±9.8% (prior)"), std::string::npos) << prior.out;
 }
 
 TEST(CompareReport, NewRemovedAndVersionChanges) {

@@ -276,7 +276,9 @@ TEST(CompareStats, NoisyChangeNearThresholdIsInconclusive) {
 
 TEST(CompareStats, NonPositiveSamplesAreIgnoredAndSaid) {
   std::vector<double> base = {1, 1.01, 0.99, 1, 1.02, 0.98, 0, -1}, head = {2, 2.01, 1.99, 2, 2.02, 1.98};
-  auto c = pc::compare_samples(base, head, false, {});
+  pc::MethodOptions at99;  // 6 + 6 samples cannot give a 99.9% interval at all
+  at99.confidence = 0.99;
+  auto c = pc::compare_samples(base, head, false, at99);
   EXPECT_EQ(c.verdict, pc::Verdict::Slower);
   EXPECT_NE(c.note.find("2 non-positive"), std::string::npos) << c.note;
 }
@@ -308,10 +310,10 @@ TEST(CompareStats, SingleValuesNeverGiveAVerdict) {
 
 TEST(CompareStats, VerdictForIntervalEdges) {
   using pc::Verdict;
-  // Slower: the estimate beyond the threshold (2%) and the interval beyond half of it (~0.995%).
+  // Slower: the estimate beyond the threshold (2%) and the interval wholly above 1 (a change).
   EXPECT_EQ(pc::verdict_for_interval(1.05, 1.03, 1.2, false, 0.02), Verdict::Slower);
-  EXPECT_EQ(pc::verdict_for_interval(1.025, 1.011, 1.04, false, 0.02), Verdict::Slower);
-  EXPECT_EQ(pc::verdict_for_interval(1.025, 1.009, 1.04, false, 0.02), Verdict::Inconclusive);  // interval under half
+  EXPECT_EQ(pc::verdict_for_interval(1.025, 1.001, 1.04, false, 0.02), Verdict::Slower);
+  EXPECT_EQ(pc::verdict_for_interval(1.025, 0.999, 1.04, false, 0.02), Verdict::Inconclusive);  // may be no change
   EXPECT_EQ(pc::verdict_for_interval(1.019, 1.015, 1.023, false, 0.02), Verdict::Inconclusive);  // estimate under it
   EXPECT_EQ(pc::verdict_for_interval(1.0, 0.99, 1.01, false, 0.02), Verdict::Unchanged);
   EXPECT_EQ(pc::verdict_for_interval(0.9, 0.8, 0.97, false, 0.02), Verdict::Faster);

@@ -209,7 +209,10 @@ def case_tools():
     r = pitot(["list", "--json", prog("ok")], repo)
     check(r.returncode == 0 and json.loads(r.stdout)["programs"][0]["program"] == "drv_ok", "list --json")
     r = pitot(["init"], repo)
-    check(r.returncode == 2 and "already exists" in r.stderr, "init refuses to overwrite")
+    check(r.returncode == 0 and "already set up" in r.stdout, f"init again, same settings: exit 0, says so ({r.stderr})")
+    r = pitot(["init", "--branch", "other"], repo)
+    check(r.returncode == 2 and 'branches ["main"], init would write ["other"]' in r.stderr,
+          f"init refuses to overwrite other settings, naming them: {r.stderr}")
     with open(os.path.join(repo, "asv.conf.json")) as f:
         conf = json.load(f)
     check(conf["version"] == 1 and conf["branches"] == ["main"] and conf["results_dir"] == "results", f"init config: {conf}")
@@ -258,7 +261,7 @@ def case_first_contact():
     r = pitot(["--version"], repo)
     check(r.returncode == 0 and re.fullmatch(r"pitot \d+\.\d+\.\d+\n", r.stdout), f"--version: {r.stdout!r}")
     r = pitot(["frobnicate"], repo)
-    check(r.returncode == 2 and "unknown command 'frobnicate'; commands: compare, init, list" in r.stderr, f"unknown command: {r.stderr}")
+    check(r.returncode == 2 and "unknown command 'frobnicate'; commands: ab, compare, init, list" in r.stderr, f"unknown command: {r.stderr}")
     r = pitot(["rnu"], repo)
     check(r.returncode == 2 and "did you mean 'run'?" in r.stderr, f"mistyped command: {r.stderr}")
     r = pitot(["run", prog("ok"), "--max-tme", "1"], repo)

@@ -40,7 +40,7 @@ struct AbOptions {
   int first_processes = 3, max_processes = 12;
   double budget_seconds = 0;  // 0: no time budget
   std::string threshold = "1%";
-  double confidence = 0.99;
+  double confidence = 0.999;
   std::string json_dir;  // base.json and head.json, as pitot run --json writes them
   std::string output;    // the report in its format, atomically
   bool markdown = false, json = false;
@@ -156,7 +156,7 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
   method.threshold = compare::parse_threshold(a.threshold);
   method.confidence = a.confidence;
   if (!(a.confidence > 0.5 && a.confidence < 1))
-    throw InputError(fmt::format("--confidence {}: expected a level between 0.5 and 1, like 0.99", a.confidence));
+    throw InputError(fmt::format("--confidence {}: expected a level between 0.5 and 1, like 0.999", a.confidence));
   if (a.max_processes < a.first_processes)
     throw InputError(fmt::format("--max-processes {} is below --processes {}", a.max_processes, a.first_processes));
   if (a.base_commit.empty() != a.head_commit.empty())
@@ -250,7 +250,7 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
     text += fmt::format("report written to {}\n", a.output);
   }
   std::fputs(text.c_str(), stdout);
-  std::printf("pitot ab: %d process%s a side, %.0f s\n", done, done == 1 ? "" : "es", elapsed());
+  std::fprintf(stderr, "pitot ab: %d process%s a side, %.0f s\n", done, done == 1 ? "" : "es", elapsed());
   if (run::interrupted()) return kFailed;
   return compare::report_exit_code(report);
 }

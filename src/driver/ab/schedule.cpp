@@ -9,7 +9,7 @@ namespace pitot::driver::ab {
 
 std::vector<int> look_schedule(int first, int max) {
   std::vector<int> looks{first};
-  while (looks.back() < max) looks.push_back(std::min(max, looks.back() + std::max(1, looks.back() / 2)));
+  while (looks.back() < max) looks.push_back(std::min(max, looks.back() + (looks.back() + 1) / 2));
   return looks;
 }
 

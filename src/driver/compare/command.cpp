@@ -34,7 +34,7 @@ void setup_compare(CLI::App& root) {
   cmd->add_option("--env", options->env, "environment name, when a commit has results for several");
   cmd->add_option("--threshold", *threshold, "minimum change that counts, as 2% or 0.02 (default 2%)");
   cmd->add_option("--confidence", options->method.confidence,
-                  "two-sided confidence of each point's interval (default 0.99)");
+                  "two-sided confidence of each point's interval, for slower and faster (default 0.999)");
   cmd->add_option("--min-samples", options->method.min_samples,
                   "fewer samples than this on a side gives 'inconclusive' (default 5)");
   cmd->add_option("--noise-prior", *noise_prior,

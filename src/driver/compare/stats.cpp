@@ -237,12 +237,12 @@ ShiftInterval shift_interval(const std::vector<double>& a, const std::vector<dou
 Verdict verdict_for_interval(double ratio, double ratio_lo, double ratio_hi, double same_lo, double same_hi,
                              bool higher_is_better, double threshold) {
   const double up = 1 + threshold, down = 1 / up;
-  const double half_up = std::sqrt(up), half_down = 1 / half_up;
   // A change at the threshold is called about half the time (its estimate is beyond it half the
-  // time); one of twice the threshold nearly always once the interval is narrower than 1.5x the
-  // threshold; with no change, the interval must clear half the threshold on the wrong side.
-  if (ratio > up && ratio_lo > half_up) return higher_is_better ? Verdict::Faster : Verdict::Slower;
-  if (ratio < down && ratio_hi < half_down) return higher_is_better ? Verdict::Slower : Verdict::Faster;
+  // time) once the interval is narrower than the threshold; one of twice the threshold nearly
+  // always. With no change, the interval must miss 1 (at 99.9%) and the estimate stray past the
+  // threshold: both rare.
+  if (ratio > up && ratio_lo > 1) return higher_is_better ? Verdict::Faster : Verdict::Slower;
+  if (ratio < down && ratio_hi < 1) return higher_is_better ? Verdict::Slower : Verdict::Faster;
   if (same_lo >= down && same_hi <= up) return Verdict::Unchanged;
   return Verdict::Inconclusive;
 }

@@ -25,7 +25,7 @@ const char* evidence_name(Evidence e);
 
 struct MethodOptions {
   double threshold = 0.02;   // minimum effect: |log ratio| must exceed log(1 + threshold)
-  double confidence = 0.99;  // two-sided level of the ratio's interval, per point
+  double confidence = 0.999;  // two-sided level of the ratio's interval, per point
   int min_samples = 5;       // fewer samples on either side: inconclusive, never a verdict
   // Prior run-to-run noise: the standard deviation of log(process median) between processes,
   // used when a side has one process and the point has no history (docs/compare.md, "The noise
@@ -147,9 +147,8 @@ Comparison compare_runs(const SideData& base, const SideData& head, bool higher_
 // Single values without any interval: the ratio, and never a verdict.
 Comparison compare_values(double base, double head);
 
-// The verdict (docs/compare.md, "What the verdicts mean"): slower when the estimate `ratio` is
-// beyond the threshold and the whole interval [lo, hi] beyond half of it (in log terms), faster
-// the same way round; unchanged when the equivalence interval [same_lo, same_hi] lies within
+// The verdict (docs/compare.md, "The method"): slower when the estimate `ratio` is beyond the
+// threshold and the whole interval [lo, hi] above 1, faster the same way round; unchanged when the equivalence interval [same_lo, same_hi] lies within
 // ±threshold; else inconclusive.
 Verdict verdict_for_interval(double ratio, double ratio_lo, double ratio_hi, double same_lo, double same_hi,
                              bool higher_is_better, double threshold);
