@@ -431,3 +431,37 @@ TEST(CompareReport, MarkdownStaysUnderTheCommentLimit) {
   EXPECT_LE(tight.size(), 3000u);
   EXPECT_NE(tight.find("slower (more than one comment can hold)"), std::string::npos) << tight;
 }
+
+// Issue 23: a slower point timed by the kernel clock says which of its kernels changed, new and
+// vanished ones included; the kernel records come from pitot JSON's backend_info.
+TEST(CompareReport, SlowerPointsListTheirKernels) {
+  auto side = [](double scale, bool with_new) {
+    json doc = pitot_run(with_new ? 32 : 31, 2, 0, scale);
+    json kernels = json::array({{{"name", "gemm_main"}, {"count_per_launch", 1.0}, {"mean_seconds", 1e-5 * scale}},
+                                {{"name", "epilogue"}, {"count_per_launch", 2.0}, {"mean_seconds", 1e-7}}});
+    if (with_new) kernels.push_back({{"name", "split_k_reduce"}, {"count_per_launch", 1.0}, {"mean_seconds", 5e-7}});
+    else kernels.push_back({{"name", "old_helper"}, {"count_per_launch", 1.0}, {"mean_seconds", 2e-7}});
+    for (auto& p : doc["points"]) p["backend_info"] = {{"kernel_clock", {{"kernels", kernels}}}};
+    return doc;
+  };
+  TempDir tmp;
+  write_json(tmp.path() / "base.json", side(1.0, false));
+  write_json(tmp.path() / "head.json", side(1.3, true));
+  auto o = independent(sample_options((tmp.path() / "base.json").string(), (tmp.path() / "head.json").string()));
+  Outcome table = run(o);
+  ASSERT_EQ(table.code, 1) << table.out << table.err;
+  EXPECT_NE(table.out.find("    kernel gemm_main 10 µs -> 13 µs (1.300)"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("    kernel new: split_k_reduce 500 ns"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("    kernel vanished: old_helper 200 ns"), std::string::npos) << table.out;
+  // The largest change first: gemm_main (+3 µs), then the new kernel (0.5 µs).
+  EXPECT_LT(table.out.find("kernel gemm_main"), table.out.find("kernel new: split_k_reduce")) << table.out;
+  o.format = pc::Format::Json;
+  json j = json::parse(run(o).out);
+  const json& slower = j["points"][0];
+  ASSERT_EQ(slower["verdict"], "slower");
+  ASSERT_EQ(slower["kernels"].size(), 4u);  // epilogue unchanged, still listed in the JSON
+  EXPECT_EQ(slower["kernels"][0]["name"], "gemm_main");
+  EXPECT_TRUE(slower["kernels"][1]["base_seconds"].is_null());  // new in head
+  o.format = pc::Format::Markdown;
+  EXPECT_NE(run(o).out.find("kernel gemm_main 10 µs -> 13 µs (1.300)"), std::string::npos);
+}

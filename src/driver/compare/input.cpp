@@ -261,6 +261,27 @@ ResultSet asv_results_from_json(const json& results, const json* benchmarks, con
   return set;
 }
 
+namespace {
+
+// backend_info.kernel_clock.kernels of a pitot point (docs/cuda-backend.md, "The kernel clock"):
+// seconds per launch of the timed work = mean seconds of one record x records per launch.
+std::vector<std::pair<std::string, double>> kernel_times(const json& point) {
+  std::vector<std::pair<std::string, double>> out;
+  const json* info = point.contains("backend_info") && point["backend_info"].is_object() ? &point["backend_info"] : nullptr;
+  if (!info || !info->contains("kernel_clock")) return out;
+  json clock = (*info)["kernel_clock"];
+  if (clock.is_string()) clock = json::parse(clock.get<std::string>(), nullptr, false);
+  if (!clock.is_object() || !clock.contains("kernels") || !clock["kernels"].is_array()) return out;
+  for (const auto& k : clock["kernels"]) {
+    if (!k.is_object() || !k.contains("name") || !k["name"].is_string()) continue;
+    const double mean = k.value("mean_seconds", 0.0), per_launch = k.value("count_per_launch", 1.0);
+    if (mean > 0 && per_launch > 0) out.emplace_back(k["name"].get<std::string>(), mean * per_launch);
+  }
+  return out;
+}
+
+}  // namespace
+
 ResultSet read_asv_results(const fs::path& file, const json* benchmarks) {
   json j = parse_python_json(read_text(file, "results file"), "results file " + file.string());
   if (!j.is_object() || !j.contains("version"))
@@ -375,6 +396,7 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
       else if (status == "skipped") d.state = PointState::Skipped;
       else if (status != "ok") throw InputError("point " + d.key + " has unknown status '" + status + "'");
       if (p.contains("samples")) d.samples = numbers(p["samples"]);
+      d.kernels = kernel_times(p);
       if (p.contains("process_medians")) {
         d.process_medians = numbers(p["process_medians"]);
       } else if (p.contains("sample_process") && p["sample_process"].size() == d.samples.size()) {

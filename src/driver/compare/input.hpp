@@ -39,6 +39,9 @@ struct PointData {
   bool has_interval = false;
   double ci_lo = 0, ci_hi = 0;  // stored 99% interval of the median; may be infinite
   bool derived = false;         // a throughput track computed from a time point that is compared instead
+  // The kernel clock's records of the point (pitot JSON only): each kernel's device time per launch
+  // of the timed work, by name, so a changed point can say which kernel changed.
+  std::vector<std::pair<std::string, double>> kernels;
 };
 
 struct ResultSet {

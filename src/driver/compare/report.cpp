@@ -73,6 +73,27 @@ std::string format_noise(const Comparison& c) {
   return fmt::format("±{}% ({})", percent_text(c.noise_percent), source);
 }
 
+// The kernels a changed row shows: the few that changed most (the JSON keeps them all).
+constexpr std::size_t kShownKernels = 3;
+std::vector<KernelChange> shown_kernels(const Row& row) {
+  return {row.kernels.begin(), row.kernels.begin() + static_cast<std::ptrdiff_t>(std::min(row.kernels.size(), kShownKernels))};
+}
+
+// "gemm_kernel 120.3 µs -> 125.1 µs (1.040)", "new: cast_kernel 3.2 µs", "vanished: ...".
+std::string kernel_line(const KernelChange& k) {
+  if (!std::isfinite(k.base)) return fmt::format("new: {} {}", k.name, format_value(k.head, "seconds"));
+  if (!std::isfinite(k.head)) return fmt::format("vanished: {} {}", k.name, format_value(k.base, "seconds"));
+  return fmt::format("{} {} -> {} ({})", k.name, format_value(k.base, "seconds"), format_value(k.head, "seconds"),
+                     format_ratio(k.head / k.base));
+}
+
+nlohmann::json kernels_json(const std::vector<KernelChange>& kernels) {
+  auto number = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& k : kernels) out.push_back({{"name", k.name}, {"base_seconds", number(k.base)}, {"head_seconds", number(k.head)}});
+  return out;
+}
+
 std::string join_environments(const Report& r) {
   std::string joined;
   for (const auto& e : r.environments) joined += (joined.empty() ? "" : ", ") + e;
@@ -175,6 +196,24 @@ std::string format_value(double value, const std::string& unit) {
   return fmt::format("{:.4g}{} {}", value, prefixes[i], unit);
 }
 
+std::vector<KernelChange> kernel_changes(const PointData& base, const PointData& head) {
+  std::vector<KernelChange> out;
+  if (base.kernels.empty() || head.kernels.empty()) return out;
+  std::map<std::string, KernelChange> by_name;
+  for (const auto& [name, seconds] : base.kernels) by_name[name] = {name, seconds, kNaN};
+  for (const auto& [name, seconds] : head.kernels) {
+    auto [it, fresh] = by_name.try_emplace(name, KernelChange{name, kNaN, seconds});
+    if (!fresh) it->second.head = seconds;
+  }
+  for (auto& [name, k] : by_name) out.push_back(k);
+  // New and vanished kernels count their whole time as the change.
+  auto delta = [](const KernelChange& k) {
+    return std::abs((std::isfinite(k.head) ? k.head : 0) - (std::isfinite(k.base) ? k.base : 0));
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const KernelChange& a, const KernelChange& b) { return delta(a) > delta(b); });
+  return out;
+}
+
 Report build_report(const ResultSet& base, const ResultSet& head, const MethodOptions& options) {
   Report r;
   r.base_label = base.label;
@@ -232,6 +271,7 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
       r.dropped += row.comparison.dropped;
       const double ratio = row.comparison.ratio;
       row.effect = (std::isfinite(ratio) && ratio > 0) ? std::log(ratio) * (row.higher_is_better ? -1 : 1) : kNaN;
+      if (is_change(row.comparison.verdict)) row.kernels = kernel_changes(b, h);
       r.rows.push_back(std::move(row));
     }
   }
@@ -307,6 +347,8 @@ std::string render_table(const Report& r, bool color, bool only_changed) {
       out += line + "\n";
       if (l > 0 && rows[l - 1]->comparison.verdict != Verdict::Unchanged && !row_note(rows[l - 1]->comparison).empty())
         out += "    " + row_note(rows[l - 1]->comparison) + "\n";
+      if (l > 0)
+        for (const auto& k : shown_kernels(*rows[l - 1])) out += "    kernel " + kernel_line(k) + "\n";
     }
   } else if (!r.rows.empty()) {
     out += "no point changed beyond the threshold\n";
@@ -352,10 +394,12 @@ std::string render_markdown(const Report& r, bool only_changed, std::size_t limi
       "|---|---|---:|---|---|---:|---:|---|\n";
   auto line = [&](const Row* row) {
     const auto& c = row->comparison;
+    std::string note = row_note(c);
+    for (const auto& k : shown_kernels(*row)) note += (note.empty() ? "" : "; ") + std::string("kernel ") + kernel_line(k);
     return fmt::format("| {} | `{}` | {} | {} | {} | {} | {} | {} |\n", marker(c.verdict),
                        markdown_escape(row->base.display), format_ratio(c.ratio), format_interval(c),
                        format_noise(c), format_value(row->base.value, row->base.unit),
-                       format_value(row->head.value, row->head.unit), markdown_escape(row_note(c)));
+                       format_value(row->head.value, row->head.unit), markdown_escape(note));
   };
   // Severity order: newly failing, slower, inconclusive, faster, unchanged. The first two are
   // always shown in full; the rest while they fit.
@@ -495,7 +539,8 @@ json render_json(const Report& r, bool only_changed) {
                        {{"value", number(row->head.value)},
                         {"samples", row->head.samples.size()},
                         {"processes", c.head_processes}}},
-                      {"note", row_note(c)}});
+                      {"note", row_note(c)},
+                      {"kernels", kernels_json(row->kernels)}});
   }
   auto listed = [](const std::vector<Listed>& items) {
     json list = json::array();

@@ -12,12 +12,25 @@
 
 namespace pitot::driver::compare {
 
+// One kernel of a changed point: its device time per launch on each side (NaN where it ran on
+// one side only: new or vanished).
+struct KernelChange {
+  std::string name;
+  double base = 0, head = 0;
+};
+
 struct Row {
   PointData base, head;
   Comparison comparison;
   bool higher_is_better = false;
   double effect = 0;  // log of the ratio, turned so that positive means slower; NaN if unknown
+  // Slower or faster points timed by the kernel clock: their kernels, largest change first.
+  std::vector<KernelChange> kernels;
 };
+
+// The kernels of two sides of a point matched by name, largest change of time first, new and
+// vanished kernels included; empty when either side has no kernel records.
+std::vector<KernelChange> kernel_changes(const PointData& base, const PointData& head);
 
 // A point listed apart from the table (failed, new, removed, ...), with why.
 struct Listed {
