@@ -278,9 +278,7 @@ void setup(CLI::App& root) {
   cmd->add_option("--threshold", a->threshold, "Minimum change that counts, as 1% or 0.01")->capture_default_str();
   cmd->add_option("--confidence", a->confidence, "Confidence of each point's slower/faster verdict over all looks")
       ->capture_default_str();
-  cmd->add_option("--asv-dir", o->asv_dir, "asv results folder (default: results_dir of ./asv.conf.json, else ./asv-results)");
-  cmd->add_option("--config", o->config, "asv.conf.json to take results_dir and the git repository from");
-  cmd->add_option("--machine", o->machine, "asv machine name (default: from the GPU product, else the CPU model)");
+  run::add_database_options(cmd, o);
   cmd->add_option("--base-commit", a->base_commit, "Commit the base rows go to in the asv database");
   cmd->add_option("--head-commit", a->head_commit, "Commit the head rows go to (with --base-commit; without both, no asv rows)");
   cmd->add_option("--json-dir", a->json_dir, "Write base.json and head.json (pitot run --json) into this folder");

@@ -120,10 +120,8 @@ void setup(CLI::App& root) {
   auto o = std::make_shared<RunOptions>();
   cmd->add_option("programs", o->inputs, "Programs or folders to run (default: those of <build-dir>/pitot-manifest.json)");
   add_build_dir_option(cmd, o->build_dir);
-  cmd->add_option("--asv-dir", o->asv_dir, "asv results folder (default: results_dir of ./asv.conf.json, else ./asv-results)");
-  cmd->add_option("--config", o->config, "asv.conf.json to take results_dir and the git repository from");
+  add_database_options(cmd, o);
   cmd->add_flag("--no-asv", o->no_asv, "Do not write the asv database (use --json for the results)");
-  cmd->add_option("--machine", o->machine, "asv machine name (default: from the GPU product, else the CPU model)");
   cmd->add_option("--commit", o->commit, "Commit the results belong to (default: HEAD of the config's repo or of .)");
   cmd->add_option("--env", o->env, "asv environment name (default: compiler, version, build type, CUDA)");
   cmd->add_option("--devices", o->devices, "Run on these GPUs in parallel, one child each: all, or 0,1");

@@ -245,4 +245,10 @@ void add_program_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o) {
   add_knobs({{"--graph-launches", CLI::Range(0, 1000000)}, {"--throttle-ratio", cli::within(0.0, 1.0)}});
 }
 
+void add_database_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o) {
+  cmd->add_option("--asv-dir", o->asv_dir, "asv results folder (default: results_dir of ./asv.conf.json, else ./asv-results)");
+  cmd->add_option("--config", o->config, "asv.conf.json to take results_dir and the git repository from");
+  cmd->add_option("--machine", o->machine, "asv machine name (default: from the GPU product, else the CPU model)");
+}
+
 }  // namespace pitot::driver::run

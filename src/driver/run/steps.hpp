@@ -189,5 +189,7 @@ void write_json_report(const std::string& path, const std::vector<ProgramInfo>& 
 // The options every command that runs programs takes (pitot run, pitot ab): --axis, --filter,
 // --timeout, --progress, --interleave and the engine and device knobs passed to each program.
 void add_program_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o);
+// Where the rows go: --asv-dir, --config and --machine (pitot run, pitot ab).
+void add_database_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o);
 
 }  // namespace pitot::driver::run
