@@ -2,7 +2,7 @@
 # Issue 22 on a CUDA machine with torch (by hand, not in CI): the seed suite's style (time_*
 # returns the seconds its events read) and the same class opted in to pitot's device clock, beside
 # pitot's own torch GEMM (bench_torch_gemm) and a plain events loop, 3 processes each.
-# Builds the module from this tree (needs .carry/usr from scripts/device/carry-python15.sh and the
+# Builds the module from this tree (needs .carry/usr from lab/python/carry.sh and the
 # machine's scikit-build-core and nanobind). usage: tests/python/device/seed_style.sh OUT_DIR
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)

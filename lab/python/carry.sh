@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run here (the build machine) before python15.sh's device call: copies into .carry/usr what the
+# Run here (the build machine) before lab/python/run-h200.sh's device call: copies into .carry/usr what the
 # GPU machine lacks to build pitot from source (it has compilers, CUDA, Python and cmake, but none
 # of these -dev packages): the header-only nlohmann-json, CLI11 and fmt with their CMake config
 # files (they locate themselves, so CMAKE_PREFIX_PATH=.carry/usr finds them), libfmt (fmt's config

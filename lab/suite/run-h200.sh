@@ -7,15 +7,15 @@
 #  3. suite: `pitot run` of every program into an asv database and a JSON file, inside a clone of
 #     the repository bundle when one is given (so the results land on a real commit), stopped with
 #     SIGTERM (the driver keeps what finished) before the device call's limit;
-#  4. summaries: points by status and clock (suite-summary.py), failures and skips with reasons.
-# Usage: suite16.sh BIN_DIR OUT_DIR [REPO_BUNDLE]
+#  4. summaries: points by status and clock (lab/suite/status-summary.py), failures and skips with reasons.
+# Usage: lab/suite/run-h200.sh BIN_DIR OUT_DIR [REPO_BUNDLE]
 #   BIN_DIR: pitot, libpitot_cupti.so, libcupti.so.13 and the bench_* programs (libzip.so.4 in
 #   BIN_DIR/../lib is put on LD_LIBRARY_PATH). Writes OUT_DIR/suite16.tgz.
 # Environment: BUDGET_S (seconds for the whole script, default 570), MAX_TIME (a point's sampling
 # limit, default 0.5 s as in the first H200 suite run), CHECK_S (seconds for step 2, default 90).
 set -uo pipefail
-bin=$(cd "${1:?usage: suite16.sh BIN_DIR OUT_DIR [REPO_BUNDLE]}" && pwd)
-out_root=${2:?usage: suite16.sh BIN_DIR OUT_DIR [REPO_BUNDLE]}
+bin=$(cd "${1:?usage: lab/suite/run-h200.sh BIN_DIR OUT_DIR [REPO_BUNDLE]}" && pwd)
+out_root=${2:?usage: lab/suite/run-h200.sh BIN_DIR OUT_DIR [REPO_BUNDLE]}
 bundle=${3:-}
 budget=${BUDGET_S:-570}
 max_time=${MAX_TIME:-0.5}
@@ -84,7 +84,7 @@ fi
 
 # 4. Summaries.
 if [ -f "$out/suite.json" ]; then
-  python3 "$here/suite-summary.py" "$out/suite.json" > "$out/summary.txt" 2>&1
+  python3 "$here/lab/suite/status-summary.py" "$out/suite.json" > "$out/summary.txt" 2>&1
   python3 - "$out/suite.json" >> "$out/summary.txt" 2>&1 <<'EOF'
 import collections, json, sys
 points = json.load(open(sys.argv[1]))["points"]
@@ -108,4 +108,4 @@ for p in points:
 EOF
 done
 tar -czf "$out_root/suite16.tgz" -C "$out_root" suite16
-echo "suite16.sh: done in $(( $(date +%s) - start )) s: $out_root/suite16.tgz"
+echo "lab/suite/run-h200.sh: done in $(( $(date +%s) - start )) s: $out_root/suite16.tgz"

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Judge `pitot compare` on separate-process runs (verdict-data.sh's --json files): group the runs
+"""Judge `pitot compare` on separate-process runs (lab/kernel-clock/verdict-data.sh's --json files): group the runs
 of each side into K-process runs (as `pitot run --processes K` would pool them: samples pooled,
 per-process medians kept), compare every ordered pair of groups with the real `pitot compare`,
 and count exit codes and verdicts per point. Standard library only.
 
-  verdict-eval.py --pitot PITOT --k 3 --base 'DIR/spin-1.00-*.json' [--head 'DIR/spin-1.05-*.json']
+  lab/kernel-clock/verdict-eval.py --pitot PITOT --k 3 --base 'DIR/spin-1.00-*.json' [--head 'DIR/spin-1.05-*.json']
 Without --head the base groups are compared with each other (no change: every "slower" is a
 false alarm)."""
 import argparse

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 15 on the GPU machine: the same ops timed by triton.testing.do_bench and by
 torch.utils.benchmark, five times each (the spread of their medians), printed as JSON lines, to sit
-beside pitot's medians of the Python suite (python15.sh pairs them by point name)."""
+beside pitot's medians of the Python suite (lab/python/run-h200.sh pairs them by point name)."""
 import json
 import statistics
 import sys

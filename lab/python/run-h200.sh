@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 15 in one device call (run from the repository root on the GPU machine):
 #  1. environment: GPU, Python, torch/triton/cupy/jax versions;
-#  2. build there from this tree, with .carry/usr (scripts/device/carry-python15.sh, run here first)
+#  2. build there from this tree, with .carry/usr (lab/python/carry.sh, run here first)
 #     standing in for the -dev packages the machine lacks: the C++ programs bench_copy, bench_gemm
 #     and the pitot driver (CMake), and the Python package (pip install ./python, no network, the
 #     machine's scikit-build-core and nanobind, into a --target folder on PYTHONPATH: a venv does
@@ -10,9 +10,9 @@
 #     2^16/2^22/2^28 floats (memcpy_d2d) and one GEMM shape (gemm_bf16 llama3.1-8b gate_up M=2048);
 #  4. the Python example suite (benchmarks/python) through `pitot run`, stopped with SIGTERM before
 #     the call's limit (the driver keeps what finished);
-#  5. triton's do_bench and torch.utils.benchmark on the same ops (python15-sidebyside.py);
+#  5. triton's do_bench and torch.utils.benchmark on the same ops (lab/python/sidebyside.py);
 #  6. a summary (medians and spreads side by side), everything tarred into $OUT/python15.tgz.
-# Usage: scripts/device/python15.sh [OUT_DIR]   (default $OUT). BUDGET_S: seconds in all (570).
+# Usage: lab/python/run-h200.sh [OUT_DIR]   (default $OUT). BUDGET_S: seconds in all (570).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out_root=${1:-${OUT:?give OUT_DIR or set OUT}}
@@ -23,7 +23,7 @@ out=$out_root/python15
 mkdir -p "$out"
 finish() {
   tar -czf "$out_root/python15.tgz" -C "$out_root" python15
-  echo "python15.sh: done in $(( $(date +%s) - start )) s: $out_root/python15.tgz"
+  echo "lab/python/run-h200.sh: done in $(( $(date +%s) - start )) s: $out_root/python15.tgz"
 }
 trap finish EXIT
 
@@ -48,7 +48,7 @@ for m in ("torch", "triton", "cupy", "jax", "nanobind", "scikit_build_core"):
     except Exception as e:
         print(m, "missing:", e)
 PY
-  [ -d "$carry" ] || echo "NO .carry/usr: run scripts/device/carry-python15.sh on the build machine and carry .carry"
+  [ -d "$carry" ] || echo "NO .carry/usr: run lab/python/carry.sh on the build machine and carry .carry"
 } > "$out/environment.txt" 2>&1
 
 # 2. Builds.
@@ -96,7 +96,7 @@ run_pair py-copy-handle 90 "$py" "$pyb/bench_torch_copy.py" "${knobs[@]}" --filt
 run_pair cpp-copy-again 90 "$bin/bench_copy" "${knobs[@]}" --filter "$copy_filter" --json "$out/cpp-copy-again.json"
 
 # 5 before 4, so the side by side is there even when the suite is cut short.
-timeout 150 "$py" "$root/scripts/device/python15-sidebyside.py" "$pyb" > "$out/sidebyside.jsonl" 2> "$out/sidebyside.log"
+timeout 150 "$py" "$root/lab/python/sidebyside.py" "$pyb" > "$out/sidebyside.jsonl" 2> "$out/sidebyside.log"
 echo "side by side: exit $?" >> "$out/pairs.txt"
 
 # 4. The Python suite through the driver (each .py started with $PITOT_PYTHON).

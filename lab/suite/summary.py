@@ -11,7 +11,7 @@
   3. the grouped MoE GEMM beside the strided baseline for the same tokens (balanced and skewed);
   4. norm backward and attention backward beside their forward;
   5. the attention matrix (fwd and bwd TFLOP/s per mask / window / dropout / layout / dtype).
-Standard library only. Usage: suite16-summary.py SUITE.json [--big-tflop 1.0] [--tolerance 0.10]
+Standard library only. Usage: lab/suite/summary.py SUITE.json [--big-tflop 1.0] [--tolerance 0.10]
 """
 import argparse
 import collections

@@ -2,7 +2,7 @@
 // of a copy kernel and an empty kernel over grids of 1 to 2^20 blocks, with tracing off, with
 // CONCURRENT_KERNEL on, after disabling it again, and with KERNEL on. A device experiment behind
 // the kernel clock's design (docs/DESIGN.md); built with nvcc against the toolkit's CUPTI:
-//   nvcc -O2 -arch=sm_90 cupti_overhead.cu -lcupti -o cupti_overhead
+//   nvcc -O2 -arch=sm_90 cupti-overhead.cu -lcupti -o cupti_overhead
 #include <cuda_runtime.h>
 #include <cupti.h>
 

@@ -5,7 +5,7 @@ usage: sidebyside.py --pitot PATH/TO/pitot [--trials N] [--seed S] [--out FILE.m
 
 Run it with a Python that has asv 0.6.6, benchstats and numpy, e.g.
   python3 -m venv build/venv-sidebyside && build/venv-sidebyside/bin/pip install asv==0.6.6 benchstats
-  build/venv-sidebyside/bin/python scripts/compare-sidebyside/sidebyside.py --pitot build/src/driver/pitot
+  build/venv-sidebyside/bin/python lab/compare/sidebyside.py --pitot build/src/driver/pitot
 
 Each case draws N seeded trials of (base samples, head samples). All trials of a case go into one
 asv results database (a benchmark with a `trial` parameter, two commits of a throw-away git

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks on the GPU machine that autograd's fwd+bwd points are timed whole (issue 15): builds the
-# module as python15.sh does, runs a few fwd / fwd+bwd points of the Python suite, and prints each
+# module as lab/python/run-h200.sh does, runs a few fwd / fwd+bwd points of the Python suite, and prints each
 # point's clock, the kernel clock's refusal if any, and its median. Writes $OUT/backward.json.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

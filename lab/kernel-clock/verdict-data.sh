@@ -2,9 +2,9 @@
 # Raw data for judging `pitot compare` on the H200 (issue 12): separate processes of bench_spin
 # (a 2/20/200 us spin kernel) at PITOT_SPIN_SCALE 1.00 (the base), 1.05 and 1.02 (heads), and of
 # bench_copy and bench_norm (no change), each process writing its --json. Alternated, so drift is
-# shared. Usage: verdict-data.sh BIN_DIR OUT_DIR ROUNDS [PROGRAMS...] (default programs: spin copy)
+# shared. Usage: lab/kernel-clock/verdict-data.sh BIN_DIR OUT_DIR ROUNDS [PROGRAMS...] (default programs: spin copy)
 set -uo pipefail
-bin=${1:?usage: verdict-data.sh BIN_DIR OUT_DIR ROUNDS [PROGRAMS...]}
+bin=${1:?usage: lab/kernel-clock/verdict-data.sh BIN_DIR OUT_DIR ROUNDS [PROGRAMS...]}
 out=${2:?}
 rounds=${3:?}
 shift 3

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarize the clocks part of issue12.sh: per point and clock, the median of the run medians, their spread
+"""Summarize the clocks part of lab/kernel-clock/run-h200.sh: per point and clock, the median of the run medians, their spread
 ((max - min) / median), the wall time per point, and ncu's gpu__time_duration beside them.
 Standard library only."""
 import argparse
@@ -9,7 +9,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compare-timers"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "timers"))
 from summarize import ncu_durations  # noqa: E402  (the one reader of ncu's CSV)
 
 

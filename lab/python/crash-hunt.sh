@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Narrows down a crash of Python benchmark programs on the GPU machine (issue 15): builds the
-# module as python15.sh does, then runs the copy benchmark in variants (import order, clock,
+# module as lab/python/run-h200.sh does, then runs the copy benchmark in variants (import order, clock,
 # one process or several) under Python's faulthandler and gdb, one log per variant in $OUT.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

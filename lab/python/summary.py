@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Tables of docs/results/python-h200.md from python15.sh's output folder (issue 15), computed from
-the JSON files. Usage: python15-summary.py PYTHON15_DIR [SUITE16_DIR]
+"""Tables of docs/results/python-h200.md from lab/python/run-h200.sh's output folder (issue 15), computed from
+the JSON files. Usage: lab/python/summary.py PYTHON15_DIR [SUITE16_DIR]
 SUITE16_DIR (the C++ suite of issue 16, another call) adds the Python-vs-C++ medians by op."""
 import collections
 import json

@@ -75,7 +75,7 @@ def torch_rows(paths):
 
 def ncu_durations(path):
     """Seconds of each launch in `ncu --csv --page raw --metrics gpu__time_duration.sum` output (ns).
-    Also used by scripts/device/kernel-clock-summary.py."""
+    Also used by lab/kernel-clock/summary.py."""
     durations = []
     with open(path) as f:
         for r in csv.DictReader([l for l in f if l.startswith('"')]):

@@ -6,9 +6,9 @@
 #  2. CI recipe, no change: `pitot run --processes K` of bench_copy and of bench_norm, RUNS times
 #     each, every ordered pair compared with `pitot compare --threshold T`.
 #  3. CI recipe, power: bench_spin runs at PITOT_SPIN_SCALE 1.00, 1.05, 1.02, alternated.
-# Usage: issue12.sh BIN_DIR OUT_DIR [K] [RUNS]   (BIN_DIR: pitot, bench_copy, bench_norm, bench_spin)
+# Usage: lab/kernel-clock/run-h200.sh BIN_DIR OUT_DIR [K] [RUNS]   (BIN_DIR: pitot, bench_copy, bench_norm, bench_spin)
 set -uo pipefail
-bin=${1:?usage: issue12.sh BIN_DIR OUT_DIR [K] [RUNS]}
+bin=${1:?usage: lab/kernel-clock/run-h200.sh BIN_DIR OUT_DIR [K] [RUNS]}
 out=${2:?}
 k=${3:-3}
 runs=${4:-6}
@@ -85,7 +85,7 @@ for point in 'empty_kernel' 'copy_kernel[n=2^16]' 'copy_kernel[n=2^22]' 'copy_ke
   ncu_args+=(--ncu "$point=$out/clocks/ncu-$(echo "$point" | tr -d '[]^=').csv")
 done
 for variant in default kernel events; do
-  python3 "$(dirname "$0")/kernel-clock-summary.py" --runs "$out"/clocks/$variant-*.json \
+  python3 "$(dirname "$0")/summary.py" --runs "$out"/clocks/$variant-*.json \
     --walls "$out/clocks/walls.txt" "${ncu_args[@]}" > "$out/clocks/summary-$variant.md"
 done
-echo "issue12.sh: done"
+echo "lab/kernel-clock/run-h200.sh: done"
