@@ -13,7 +13,7 @@ pitot=$bin/pitot
 filter=${AB_FILTER:-'^(copy_kernel|memcpy_d2d)\[n=2\^(16|22|28)\]|^spin_kernel|^rmsnorm\[M=(1024|4096),hidden=(4096|8192),pass=(fwd|bwd)\]|^layernorm\[M=4096,hidden=(4096|8192),pass=fwd\]|^cast_to_fp8\[format=e4m3,M=(1024|4096),hidden=(4096|8192)\]|^copy\[bytes=2\^(20|26|30)\]'}
 suite=$out/suite
 mkdir -p "$suite"
-for p in bench_copy bench_memory bench_norm bench_cast bench_spin; do [ -x "$bin/$p" ] && ln -sf "$bin/$p" "$suite/$p"; done
+for p in bench_copy bench_memory bench_norm bench_cast bench_spin bench_gemm bench_attention; do [ -x "$bin/$p" ] && ln -sf "$bin/$p" "$suite/$p"; done
 for scale in 1.02 1.05; do
   mkdir -p "head-$scale"
   printf '#!/bin/sh\nPITOT_SPIN_SCALE=%s exec "%s" "$@"\n' "$scale" "$bin/bench_spin" >"head-$scale/bench_spin"
