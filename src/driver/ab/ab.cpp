@@ -37,7 +37,7 @@ using run::RunOptions;
 struct AbOptions {
   std::string base, head;               // build folders, or program files / folders
   std::string base_commit, head_commit;  // where each side's rows go in the asv database
-  int first_processes = 3, max_processes = 12;
+  int first_processes = 4, max_processes = 12;  // even: balanced ABBA rounds (ab/schedule.hpp)
   double budget_seconds = 0;  // 0: no time budget
   std::string threshold = "1%";
   double confidence = 0.999;
@@ -267,7 +267,7 @@ void setup(CLI::App& root) {
       ->required();
   cmd->add_option("head", a->head, "head: the same kind as base")->required();
   run::add_program_options(cmd, o);
-  cmd->add_option("--processes", a->first_processes, "Processes a side before the first look")
+  cmd->add_option("--processes", a->first_processes, "Processes a side before the first look (even: each side goes first equally often)")
       ->check(CLI::Range(2, 1000))
       ->capture_default_str();
   cmd->add_option("--max-processes", a->max_processes, "Processes a side at most, for points still undecided")

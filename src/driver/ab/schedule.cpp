@@ -9,7 +9,8 @@ namespace pitot::driver::ab {
 
 std::vector<int> look_schedule(int first, int max) {
   std::vector<int> looks{first};
-  while (looks.back() < max) looks.push_back(std::min(max, looks.back() + (looks.back() + 1) / 2));
+  // Half as many again, rounded up to an even step: 4 -> 6 -> 10 -> 16 (capped at max).
+  while (looks.back() < max) looks.push_back(std::min(max, looks.back() + 2 * ((looks.back() + 3) / 4)));
   return looks;
 }
 

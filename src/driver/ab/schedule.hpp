@@ -9,9 +9,11 @@
 
 namespace pitot::driver::ab {
 
-// The processes a side at which the points are looked at: `first`, then half as many again each
-// time (3, 5, 8, 12 ...), ending at `max`. Few looks: each spends 1/looks of the error rates
-// (Bonferroni, MethodOptions::looks), so the rates hold over the whole sequence.
+// The processes a side at which the points are looked at: `first`, then about half as many again
+// each time, in even steps (4, 6, 10, 12), ending at `max`. Even steps keep an even `first` even:
+// with an even number of ABBA rounds each side has gone first equally often, so a drift within a
+// round (a card warming under its power cap) weighs on both alike. Few looks: each spends
+// 1/looks of the error rates (Bonferroni, MethodOptions::looks), so they hold over the sequence.
 std::vector<int> look_schedule(int first, int max);
 
 // The note of a point still inconclusive when the budget is spent: the smallest change it could
