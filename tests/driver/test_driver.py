@@ -295,8 +295,12 @@ def case_faults():
         "big_line": "longer than",
     })
     peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    check(peak_mib < 400, f"a 300 MiB result line: the driver's memory stays under 400 MiB (peak {peak_mib:.0f} MiB, "
-                          f"before {before / 1024:.0f})")
+    # The largest child counts (the program that writes the line holds it too); under
+    # AddressSanitizer (.ci/run sets ASAN_OPTIONS) every process carries its shadow memory: 406 MiB
+    # was seen there, 300-odd without.
+    limit = 500 if "ASAN_OPTIONS" in os.environ else 400
+    check(peak_mib < limit, f"a 300 MiB result line: the driver's memory stays under {limit} MiB (peak {peak_mib:.0f} "
+                            f"MiB, before {before / 1024:.0f})")
     with open(os.path.join(repo, "bad_bytes.json"), "rb") as f:
         raw = f.read()
     check(b"\xef\xbf\xbd" in raw, "bad_bytes: the stray bytes are replaced by U+FFFD in --json")
