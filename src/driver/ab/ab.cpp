@@ -23,6 +23,7 @@
 #include "driver/compare/report.hpp"
 #include "driver/compare/run.hpp"
 #include "driver/run/steps.hpp"
+#include "program/cli_hints.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -171,7 +172,11 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
   point_at(head.options, a.head);
   for (Side* s : {&base, &head}) {
     s->options.filter.clear();  // the filter picks shared points below, by name
-    s->programs = run::list_programs(s->options);
+    try {
+      s->programs = run::list_programs(s->options);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {}", s->name, e.what()));
+    }
   }
   const Shared shared_set = shared_points(base, head, shared->filter);
   base.db = side_database(base.options, a.base_commit, base.programs);
@@ -274,7 +279,7 @@ void setup(CLI::App& root) {
       ->check(CLI::Range(2, 1000))
       ->capture_default_str();
   cmd->add_option("--budget", a->budget_seconds, "Seconds the whole comparison may take (0: no limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(cli::non_negative());
   cmd->add_option("--threshold", a->threshold, "Minimum change that counts, as 1% or 0.01")->capture_default_str();
   cmd->add_option("--confidence", a->confidence, "Confidence of each point's slower/faster verdict over all looks")
       ->capture_default_str();
