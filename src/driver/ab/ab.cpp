@@ -189,7 +189,7 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
   Progress progress(shared->progress == run::ProgressMode::None ? nullptr : stderr, live,
                     total * 2 * static_cast<std::size_t>(a.max_processes));
   for (Side* s : {&base, &head})
-    s->sink = std::make_unique<run::Sink>(progress, s->db.dir, s->options.env.empty(), /*processes=*/2);
+    s->sink = std::make_unique<run::Sink>(progress, s->db.dir, s->options.env.empty(), /*pool=*/true);
   progress.note(fmt::format("pitot ab: {} points, base {} against head {}; {} processes a side, then more for "
                             "undecided points at {} (at most {}){}",
                             total, a.base, a.head, a.first_processes, fmt::join(looks, ", "), a.max_processes,

@@ -93,7 +93,7 @@ int run_command(RunOptions o) {
   const bool live = o.progress == ProgressMode::Live || (o.progress == ProgressMode::Auto && isatty(STDERR_FILENO));
   Progress progress(o.progress == ProgressMode::None ? nullptr : stderr, live,
                     selection.total * devices.size() * o.processes);
-  Sink sink(progress, db.dir, o.env.empty(), o.processes);
+  Sink sink(progress, db.dir, o.env.empty(), o.processes > 1);
   announce(progress, o, programs, db, selection.total * devices.size());
   run_everywhere(o, programs, selection, devices, db, sink);
   progress.finish();

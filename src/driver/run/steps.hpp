@@ -61,8 +61,10 @@ struct RunOptions {
 class Sink {
  public:
   // clock_suffix: kernel-clock rows go to the env with kKernelClockEnvSuffix (not under a user's --env).
-  Sink(Progress& progress, std::optional<std::filesystem::path> dir, bool clock_suffix, int processes)
-      : progress_(progress), dir_(std::move(dir)), clock_suffix_(clock_suffix), processes_(processes) {}
+  // pool: a point may come from several processes (pitot run --processes K > 1, pitot ab): its runs
+  // are pooled.
+  Sink(Progress& progress, std::optional<std::filesystem::path> dir, bool clock_suffix, bool pool)
+      : progress_(progress), dir_(std::move(dir)), clock_suffix_(clock_suffix), pool_(pool) {}
 
   // Records finished points of one program on one device: database first, then memory. With
   // several processes, a point's runs so far are pooled (merge_processes) and the pool replaces
@@ -72,7 +74,7 @@ class Sink {
     if (points.empty()) return;
     std::lock_guard lock(mutex_);
     std::vector<std::string> keys;
-    if (processes_ > 1) {
+    if (pool_) {
       for (auto& p : points) {
         const std::string key = where + "\n" + program.program + "\n" + std::to_string(p.id);
         auto& runs = runs_[key];
@@ -101,7 +103,7 @@ class Sink {
     }
     for (std::size_t i = 0; i < points.size(); ++i) {
       progress_.done(where, points[i]);
-      if (processes_ > 1) merged_[keys[i]] = std::move(points[i]);
+      if (pool_) merged_[keys[i]] = std::move(points[i]);
       else all_.push_back(std::move(points[i]));
     }
   }
@@ -128,7 +130,7 @@ class Sink {
   std::optional<std::filesystem::path> dir_;
   bool clock_suffix_ = true;
   std::mutex mutex_;
-  int processes_ = 1;
+  bool pool_ = false;
   std::vector<PointResult> all_;
   std::map<std::string, std::vector<PointResult>> runs_;  // with processes: each point's runs so far
   std::map<std::string, PointResult> merged_;             // ... and their pool
