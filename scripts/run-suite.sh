@@ -6,7 +6,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
 export PITOT_BUILD_DIR=${PITOT_BUILD_DIR:-$root/build}
-"$root/scripts/build.sh" -DPITOT_BUILD_TESTS=OFF
+# Warnings as errors by the rule test.sh follows (CI or PITOT_WERROR), so that test.sh after this
+# script builds only the tests in the same build folder instead of recompiling all of it.
+werror=${PITOT_WERROR:-$([ "${CI:-}" = true ] && echo ON || echo OFF)}
+"$root/scripts/build.sh" -DPITOT_WERROR="$werror" -DPITOT_BUILD_TESTS=OFF
 build=$PITOT_BUILD_DIR
 pitot=$build/src/driver/pitot
 asv_dir=${PITOT_ASV_DIR:-$root/asv-results}

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes the tagged code blocks of a Markdown page into a folder, so a test can build and run them.
 
-A fenced block right after `<!-- file: PATH -->` is written to OUT/PATH. A block right after
+A fenced block right after `<!-- file: PATH -->` is written to OUT/PATH (also after
+`<!-- file: PATH in DIR -->`: DIR is where the page tells the user to save it, which
+readme_in_order.py honours; here it is OUT/PATH all the same). A block right after
 `<!-- run: DIR -->` holds commands, one a line: they are appended to OUT/run.txt as
 `DIR<TAB>command`. Untagged blocks are left alone. Exit 2 when a tag has no block after it.
 """
@@ -9,7 +11,7 @@ import os
 import re
 import sys
 
-TAG = re.compile(r"^<!--\s*(file|run):\s*(\S+)\s*-->\s*$")
+TAG = re.compile(r"^<!--\s*(file|run):\s*(\S+)(?:\s+in\s+\S+)?\s*-->\s*$")
 
 
 def main():
