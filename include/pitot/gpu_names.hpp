@@ -36,6 +36,7 @@
 
 // Constants.
 #define gpuSuccess PITOT_GPU_PREFIX(Success)
+#define gpuErrorNotReady PITOT_GPU_PREFIX(ErrorNotReady)
 #define gpuMemcpyHostToDevice PITOT_GPU_PREFIX(MemcpyHostToDevice)
 #define gpuMemcpyDeviceToHost PITOT_GPU_PREFIX(MemcpyDeviceToHost)
 #define gpuMemcpyDeviceToDevice PITOT_GPU_PREFIX(MemcpyDeviceToDevice)
@@ -83,6 +84,7 @@
 #define gpuEventCreateWithFlags PITOT_GPU_PREFIX(EventCreateWithFlags)
 #define gpuEventRecord PITOT_GPU_PREFIX(EventRecord)
 #define gpuEventSynchronize PITOT_GPU_PREFIX(EventSynchronize)
+#define gpuEventQuery PITOT_GPU_PREFIX(EventQuery)
 #define gpuEventElapsedTime PITOT_GPU_PREFIX(EventElapsedTime)
 #define gpuEventDestroy PITOT_GPU_PREFIX(EventDestroy)
 

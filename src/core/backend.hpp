@@ -26,6 +26,13 @@ struct DeviceOptions {
   // tensor-core work runs an H200 at its power cap near 0.67-0.75 of the boost clock (measured,
   // NOTES.md), which is that work's real steady state; 0.5 still catches thermal and hardware slowdowns.
   double throttle_ratio = 0.5;
+  // --energy S: after a point's samples, its work back to back for at least S seconds between two
+  // steps of the card's energy counter, for joules per call (0: not measured).
+  double energy_seconds = 0;
+  // --cool-to C / --cool-timeout S: before a point, wait until the card is at or under C degrees
+  // Celsius, at most S seconds (0: no wait).
+  double cool_to_c = 0;
+  double cool_timeout_seconds = 60;
 };
 DeviceOptions& device_options();
 

@@ -6,6 +6,7 @@
 #include <exception>
 #include <list>
 #include <memory>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -83,6 +84,31 @@ std::int64_t unix_ms() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
+// The card's state and energy (backend_info "card" and "energy", src/gpu/backend.cpp) as tracks,
+// so that asv keeps their history beside the time: the median SM clock and power, the hottest
+// reading, and joules per call with what they buy (FLOP or bytes per joule).
+void card_tracks(PointResult& r) {
+  auto number = [](const nlohmann::json& object, const char* key, const char* field) -> std::optional<double> {
+    if (!object.is_object()) return std::nullopt;
+    const auto it = object.find(key);
+    if (it == object.end()) return std::nullopt;
+    const nlohmann::json& v = field ? (it->is_object() && it->contains(field) ? (*it)[field] : nlohmann::json()) : *it;
+    if (!v.is_number() || !std::isfinite(v.get<double>())) return std::nullopt;
+    return v.get<double>();
+  };
+  const nlohmann::json card = r.backend_info.value("card", nlohmann::json());
+  if (const auto v = number(card, "sm_clock_mhz", "median")) r.tracks.push_back({"card_sm_clock_mhz", "MHz", *v});
+  if (const auto v = number(card, "temperature_c", "max")) r.tracks.push_back({"card_temperature_c", "degC", *v});
+  if (const auto v = number(card, "power_watts", "median")) r.tracks.push_back({"card_power_watts", "W", *v});
+  const nlohmann::json energy = r.backend_info.value("energy", nlohmann::json());
+  const auto joules = number(energy, "joules_per_call", nullptr);
+  if (!joules || !(*joules > 0)) return;
+  r.tracks.push_back({"energy_joules_per_call", "J", *joules});
+  if (const auto w = number(energy, "watts", nullptr)) r.tracks.push_back({"energy_watts", "W", *w});
+  if (r.flops > 0) r.tracks.push_back({"gflop_per_joule", "GFLOP/J", r.flops / *joules / 1e9});
+  if (r.bytes > 0) r.tracks.push_back({"gbytes_per_joule", "GB/J", r.bytes / *joules / 1e9});
+}
+
 void finalize(PointRun& run, const std::string& program) {
   PointResult& r = run.result;
   const PlannedPoint& p = run.point;
@@ -131,6 +157,7 @@ void finalize(PointRun& run, const std::string& program) {
     if (busy != kclock->end() && busy->is_number() && busy->get<double>() > 0)
       r.tracks.push_back({"kernel_busy_seconds", "seconds", busy->get<double>()});
   }
+  card_tracks(r);
 }
 
 // The body of a point's thread: runs the benchmark function, holding the turn except while

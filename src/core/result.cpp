@@ -204,6 +204,11 @@ std::vector<Track> throughput_tracks(double items, double bytes, double flops, d
 
 namespace pitot {
 
+bool is_rate_track(const std::string& name) {
+  return name == "items_per_second" || name == "gbytes_per_second" || name == "tflops" ||
+         name == "percent_of_peak_bandwidth";
+}
+
 PointResult merge_processes(const std::vector<PointResult>& runs) {
   if (runs.empty()) throw std::invalid_argument("merge_processes: no runs");
   if (runs.size() == 1) return runs.front();
@@ -245,10 +250,24 @@ PointResult merge_processes(const std::vector<PointResult>& runs) {
   if (!clocks) merged.clock_ratios.clear();
   if (!merged.samples.empty()) {
     merged.stats = compute_stats(merged.samples);
-    // Every track is a rate of the median time (items/s, GB/s, TFLOP/s, % of a peak rate).
+    // A rate of the median time (items/s, GB/s, TFLOP/s, % of a peak rate) follows the pooled
+    // median; any other track (kernel busy time, the card's clock, temperature and power, energy)
+    // is each process's own reading: the median of theirs.
     const auto& first = runs.front();
-    if (first.stats && first.stats->median > 0 && merged.stats->median > 0)
-      for (auto& t : merged.tracks) t.value *= first.stats->median / merged.stats->median;
+    for (auto& t : merged.tracks) {
+      if (is_rate_track(t.name)) {
+        if (first.stats && first.stats->median > 0 && merged.stats->median > 0)
+          t.value *= first.stats->median / merged.stats->median;
+        continue;
+      }
+      std::vector<double> values;
+      for (const auto& r : runs)
+        for (const auto& other : r.tracks)
+          if (other.name == t.name && std::isfinite(other.value)) values.push_back(other.value);
+      if (values.empty()) continue;
+      std::sort(values.begin(), values.end());
+      t.value = quantile_sorted(values, 0.5);
+    }
   }
   return merged;
 }

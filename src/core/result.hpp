@@ -82,6 +82,8 @@ PointResult point_from_json(const nlohmann::json& j);
 // sample came from kept beside them (sample_process, process_medians). A point that failed or was
 // skipped in any process is that, with the first such reason.
 PointResult merge_processes(const std::vector<PointResult>& runs);
+// Whether a track is a rate of the point's median time (items/s, GB/s, TFLOP/s, % of peak).
+bool is_rate_track(const std::string& name);
 
 // Tracks derived from the work counters and the median time.
 std::vector<Track> throughput_tracks(double items, double bytes, double flops, double seconds);

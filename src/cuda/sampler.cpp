@@ -101,6 +101,14 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
   }
   PITOT_CUDA_TRY(cudaStreamSynchronize(stream));
   kit->use_blocker = !kit->signals->timed_out;
+  char bus_id[32] = {};
+  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) == cudaSuccess) {
+    if (const card::NvmlApi* nvml = card::system_nvml(&kit->card_missing))
+      kit->card = card::Card::open(*nvml, bus_id, &kit->card_missing);
+  } else {
+    (void)cudaGetLastError();
+    kit->card_missing = "cudaDeviceGetPCIBusId failed: NVML cannot be asked about this device";
+  }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   cudaStreamDestroy(stream);

@@ -5,7 +5,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string>
 
+#include "card/nvml.hpp"
 #include "cuda/kernels.hpp"
 #include "gpu/sampler.hpp"
 
@@ -28,6 +31,10 @@ struct DeviceKit {
   // Off when a tool serializes launches (ncu, compute-sanitizer): a launch queued behind the
   // spinning blocker would wait for it until its timeout. Found out when the kit is made.
   bool use_blocker = true;
+  // The card as NVML sees it (clocks, temperature, power, energy); null, with the reason in
+  // card_missing, where NVML is absent or does not know the device.
+  std::unique_ptr<card::Card> card;
+  std::string card_missing;
 };
 
 }  // namespace pitot::cuda

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,36 @@ nlohmann::json kernel_clock_info(const DeviceSampler& sampler) {
           {"late_records", sampler.matcher().late()},
           {"invalid_records", sampler.matcher().invalid()}};
 }
+// Said once per process and problem: a missing counter changes nothing else.
+void say_once(const std::string& line) {
+  static std::mutex mutex;
+  static std::vector<std::string> said;
+  std::lock_guard lock(mutex);
+  if (std::find(said.begin(), said.end(), line) != said.end()) return;
+  said.push_back(line);
+  std::fprintf(stderr, "pitot: %s\n", line.c_str());
+}
+
+// The thermal guard (--cool-to): waits before the point, and says so when it did.
+nlohmann::json cool_before(State& state, card::Card& card, const DeviceOptions& options) {
+  const auto c = card::cool_down(card, options.cool_to_c, options.cool_timeout_seconds);
+  if (!c) {
+    say_once("--cool-to: the card reports no temperature; points start without waiting");
+    return nullptr;
+  }
+  if (c->waited_seconds >= 1)
+    std::fprintf(stderr, "pitot: %s: waited %.1f s for the GPU to cool from %.0f to %.0f C%s\n", state.point_name().c_str(),
+                 c->waited_seconds, c->from_c, c->to_c, c->reached ? "" : " (--cool-timeout reached)");
+  return {{"target_c", options.cool_to_c}, {"from_c", c->from_c}, {"to_c", c->to_c},
+          {"waited_seconds", c->waited_seconds}, {"reached", c->reached}};
+}
+
+nlohmann::json energy_info(const DeviceSampler::Energy& e) {
+  if (!e.problem.empty()) return {{"problem", e.problem}};
+  return {{"joules_per_call", e.joules_per_call}, {"watts", e.watts}, {"seconds_per_call", e.seconds_per_call},
+          {"window_seconds", e.window_seconds}, {"calls", e.calls}};
+}
+
 }  // namespace
 
 void exec(State& state, std::function<void(Launch&)> work) {
@@ -101,9 +132,34 @@ void exec(State& state, std::function<void(Launch&)> work) {
   std::string unavailable;
   const Clock clock = choose_clock(options.clock, mode, &unavailable);
   if (!unavailable.empty()) detail::set_backend_info(state, "kernel_clock_unavailable", json_text(nlohmann::json(unavailable)));
+  // The card's state while the point samples; the guard first, so the wait is not in it.
+  nlohmann::json cooled;
+  std::optional<card::PointLog> card_log;
+  if (kit.card) {
+    if (options.cool_to_c > 0) cooled = cool_before(state, *kit.card, options);
+    card_log.emplace(*kit.card);
+  } else {
+    say_once("the GPU's clocks, temperature and power are not recorded: " + kit.card_missing);
+  }
   DeviceSampler sampler(kit, mode, clock, options.clock == Clock::Kernel, work, rotations, options.graph_launches,
                         options.throttle_ratio);
+  if (card_log) sampler.watch_card(&*card_log);
+  if (options.energy_seconds > 0) sampler.measure_energy_at_finish(kit.card.get(), options.energy_seconds);
   detail::run_schedule(state, sampler);
+  if (card_log) {
+    card_log->read_now();
+    nlohmann::json info = card_log->summary();
+    if (!cooled.is_null()) info["cool_down"] = cooled;
+    detail::set_backend_info(state, "card", info.dump());
+  }
+  if (options.energy_seconds > 0) {
+    const auto& energy = sampler.energy();
+    if (!kit.card)
+      say_once("--energy: no energy counter to read: " + kit.card_missing);
+    else if (energy && !energy->problem.empty())
+      say_once("--energy: " + energy->problem);
+    if (energy) detail::set_backend_info(state, "energy", energy_info(*energy).dump());
+  }
   // The clock the samples were read with: the kernel clock may have declined during warm-up.
   detail::set_backend_info(state, "clock", nlohmann::json(name_of(sampler.kernel_clock() ? Clock::Kernel : Clock::Events)).dump());
   if (!sampler.kernel_clock_declined().empty())

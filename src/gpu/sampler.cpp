@@ -92,7 +92,106 @@ void DeviceSampler::release_resources() noexcept {
   if (!device_lost()) (void)gpuGetLastError();
 }
 
-void DeviceSampler::finish() { release_resources(); }
+void DeviceSampler::finish() {
+  if (energy_card_ && energy_window_ > 0 && stream_) {
+    try {
+      energy_ = measure_energy(*energy_card_, energy_window_);
+    } catch (...) {
+      release_resources();
+      throw;
+    }
+  }
+  release_resources();
+}
+
+DeviceSampler::Energy DeviceSampler::measure_energy(card::Card& card, double window_seconds) {
+  Energy out;
+  const auto start_mj = card.energy_millijoules();
+  if (!start_mj) {
+    out.problem = "the card reports no energy counter";
+    return out;
+  }
+  // Chunks of about 2 ms of calls, kept three deep: the card never waits for the host.
+  std::vector<gpuEvent_t> events;
+  struct Mark {
+    std::size_t event;
+    std::int64_t calls;  // launched before the event
+  };
+  auto new_event = [&] {
+    gpuEvent_t e = nullptr;
+    PITOT_GPU_TRY(gpuEventCreate(&e));
+    events.push_back(e);
+    return events.size() - 1;
+  };
+  struct DestroyEvents {
+    std::vector<gpuEvent_t>& events;
+    ~DestroyEvents() {
+      for (auto e : events) (void)gpuEventDestroy(e);
+    }
+  } destroy{events};
+  const std::size_t before = new_event(), after = new_event();
+  PITOT_GPU_TRY(gpuStreamSynchronize(stream_));
+  PITOT_GPU_TRY(gpuEventRecord(events[before], stream_));
+  launch_work();
+  PITOT_GPU_TRY(gpuEventRecord(events[after], stream_));
+  PITOT_GPU_TRY(gpuStreamSynchronize(stream_));
+  const double one = std::max(elapsed_seconds(events[before], events[after]), 1e-7);
+  const auto chunk = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::llround(2e-3 / one)), 1, 100000);
+  std::vector<Mark> queued;
+  std::size_t done = 0;  // marks [0, done) have completed
+  std::int64_t calls = 0;
+  std::optional<Mark> first_in_window, last_in_window;
+  bool in_window = false;
+  auto keep_busy = [&] {
+    while (done < queued.size()) {
+      const gpuError_t status = gpuEventQuery(events[queued[done].event]);
+      if (status == gpuErrorNotReady) break;
+      PITOT_GPU_TRY(status);
+      if (in_window) (first_in_window ? last_in_window : first_in_window) = queued[done];
+      ++done;
+    }
+    while (queued.size() - done < 3) {
+      for (std::int64_t i = 0; i < chunk; ++i) launch_work();
+      calls += chunk;
+      const std::size_t e = new_event();
+      PITOT_GPU_TRY(gpuEventRecord(events[e], stream_));
+      queued.push_back({e, calls});
+    }
+  };
+  const card::Clock clock = card::steady_clock();
+  // A quarter second first, so power and clocks settle at the back-to-back rate.
+  for (const double settle = clock() + 0.25; clock() < settle;) keep_busy();
+  const auto now_mj = card.energy_millijoules();
+  const auto first = now_mj ? card::wait_for_energy_step(card, *now_mj, keep_busy, 1.0) : std::nullopt;
+  std::optional<card::EnergyStep> last;
+  if (first) {
+    in_window = true;
+    while (clock() - first->seconds < window_seconds) keep_busy();
+    last = card::wait_for_energy_step(card, first->millijoules, keep_busy, 1.0);
+    in_window = false;
+  }
+  PITOT_GPU_TRY(gpuStreamSynchronize(stream_));
+  if (!first || !last) {
+    out.problem = "the card's energy counter did not move within a second while the work ran";
+    return out;
+  }
+  const auto watts = card::watts_between(*first, *last);
+  if (!watts) {
+    out.problem = "the card's energy counter went back (the driver reloaded?)";
+    return out;
+  }
+  if (!first_in_window || !last_in_window || last_in_window->calls <= first_in_window->calls) {
+    out.problem = "too few chunks of calls completed inside the energy window";
+    return out;
+  }
+  out.calls = last_in_window->calls - first_in_window->calls;
+  out.seconds_per_call =
+      elapsed_seconds(events[first_in_window->event], events[last_in_window->event]) / static_cast<double>(out.calls);
+  out.watts = *watts;
+  out.joules_per_call = out.watts * out.seconds_per_call;
+  out.window_seconds = last->seconds - first->seconds;
+  return out;
+}
 
 void DeviceSampler::launch_work(std::uint64_t activity_id) {
   Launch launch(stream_, static_cast<int>(launches_++ % rotations_));
@@ -157,6 +256,8 @@ void DeviceSampler::warmup(double warmup_seconds, double min_sample_seconds) {
   busy_samples_.clear();
   event_samples_.clear();
   breakdown_.clear();
+  warm_ = true;
+  if (card_log_) card_log_->read_now();  // the card as timing starts
 }
 
 DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
@@ -272,6 +373,7 @@ detail::Sample DeviceSampler::sample() {
     s.clock_ratio = *std::min_element(ratios.begin(), ratios.end());
     s.throttled = s.clock_ratio < throttle_ratio_;
   }
+  if (card_log_ && warm_) card_log_->read_if_due();  // between samples: the card is idle here
   if (kernel_clock() && !s.throttled) {  // the engine keeps exactly these samples
     busy_samples_.push_back(sum.busy / launches);
     event_samples_.push_back(sum.events / launches);

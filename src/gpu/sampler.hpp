@@ -12,11 +12,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <pitot/state.hpp>
 
+#include "card/watch.hpp"
 #include "core/settings.hpp"
 #include "gpu/api.hpp"
 #include "gpu/kernel_clock.hpp"
@@ -94,6 +96,24 @@ class DeviceSampler final : public detail::Sampler {
   const kernel_clock::Breakdown& breakdown() const { return breakdown_; }
   const kernel_clock::Matcher& matcher() const { return matcher_; }
 
+  // The card's readings between samples after warm-up (none when `log` is null).
+  void watch_card(card::PointLog* log) { card_log_ = log; }
+  // Energy per call (--energy): measured in finish(), after the last sample and before the
+  // stream goes, with the work back to back (no flush, no blocker) between two steps of the
+  // card's energy counter at least `window_seconds` apart.
+  struct Energy {
+    double joules_per_call = 0, watts = 0;
+    double seconds_per_call = 0;  // back to back, by events over the window's chunks
+    double window_seconds = 0;    // between the counter's two steps
+    std::int64_t calls = 0;       // in the chunks the events timed
+    std::string problem;          // why there is no measurement ("" when there is one)
+  };
+  void measure_energy_at_finish(card::Card* card, double window_seconds) {
+    energy_card_ = card;
+    energy_window_ = window_seconds;
+  }
+  const std::optional<Energy>& energy() const { return energy_; }
+
  private:
   // Summed over a batch's launches, in seconds.
   struct BatchTimes {
@@ -109,6 +129,7 @@ class DeviceSampler final : public detail::Sampler {
   void read_kernel_clock(std::uint64_t first, BatchTimes& times);
   void capture_graph();
   void release_resources() noexcept;
+  Energy measure_energy(card::Card& card, double window_seconds);
 
   // Hooks, defined by each backend (src/<backend>/sampler.cpp).
   // count_ and batches_ for mode_, from the time of one hot launch (mode_ may change meanwhile).
@@ -142,6 +163,11 @@ class DeviceSampler final : public detail::Sampler {
   int records_per_launch_ = 0;  // the most one launch had so far: a batch waits for that many
   std::vector<double> busy_samples_, event_samples_;
   kernel_clock::Breakdown breakdown_;
+  card::PointLog* card_log_ = nullptr;
+  bool warm_ = false;  // warm-up done: the card is read from here on
+  card::Card* energy_card_ = nullptr;
+  double energy_window_ = 0;
+  std::optional<Energy> energy_;
 };
 
 }  // namespace pitot::PITOT_GPU_NAMESPACE

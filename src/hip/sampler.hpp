@@ -5,8 +5,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "card/nvml.hpp"
 #include "gpu/sampler.hpp"
 #include "hip/kernels.hpp"
 
@@ -28,6 +30,9 @@ struct DeviceKit {
   // Off when a profiler is injected (rocprofv3, rocprof): it may serialize dispatches, so a launch
   // queued behind the spinning blocker would wait for it until its timeout.
   bool use_blocker = true;
+  // No reader of an AMD card's clocks, temperature, power and energy yet (amd-smi would be it).
+  std::unique_ptr<card::Card> card;
+  std::string card_missing = "pitot reads no AMD card state yet (clocks, temperature, power, energy)";
 };
 
 }  // namespace pitot::hip

@@ -32,6 +32,11 @@ std::string format_track(const Track& t) {
   if (t.unit == "TFLOP/s") return si_rate(t.value * 1e12, "FLOP/s");
   if (t.unit == "GB/s") return si_rate(t.value * 1e9, "B/s");
   if (t.unit == "seconds") return (t.name == "kernel_busy_seconds" ? "busy " : t.name + " ") + format_seconds(t.value);
+  if (t.name == "energy_joules_per_call") {
+    for (const auto& [scale, unit] : {std::pair{1.0, "J"}, {1e-3, "mJ"}, {1e-6, "uJ"}})
+      if (std::fabs(t.value) >= scale) return fmt::format("{:.4g} {}/call", t.value / scale, unit);
+    return fmt::format("{:.4g} nJ/call", t.value * 1e9);
+  }
   return fmt::format("{:.4g} {}", t.value, t.unit);
 }
 
@@ -69,7 +74,8 @@ void print_table(std::ostream& out, const std::vector<PointResult>& points, doub
     }
     const Stats& s = *p.stats;
     std::string tracks;
-    for (const auto& t : p.tracks) tracks += (tracks.empty() ? "" : ", ") + format_track(t);
+    for (const auto& t : p.tracks)  // the card's state is in the JSON, CSV and asv: not a throughput
+      if (!t.name.starts_with("card_")) tracks += (tracks.empty() ? "" : ", ") + format_track(t);
     std::string ci = std::isfinite(s.ci99_lo) && std::isfinite(s.ci99_hi) ? percent((s.ci99_hi - s.ci99_lo) / 2, s.median) : "-";
     std::string stop = p.stop_reason;
     if (p.discarded_samples > 0) stop += fmt::format(" ({} thr.)", p.discarded_samples);

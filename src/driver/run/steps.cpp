@@ -242,7 +242,7 @@ void add_program_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o) {
       *cmd, [o](Timing t) { o->timing = t; }, passed);
   cli::add_clock_option(
       *cmd, [o](GpuClock c) { o->clock = c; }, passed);
-  add_knobs({{"--graph-launches", CLI::Range(0, 1000000)}, {"--throttle-ratio", cli::within(0.0, 1.0)}});
+  add_knobs({{"--graph-launches", CLI::Range(0, 1000000)}, {"--throttle-ratio", cli::within(0.0, 1.0)}, {"--energy", CLI::Range(0.0, 600.0)}, {"--cool-to", CLI::Range(0.0, 150.0)}, {"--cool-timeout", CLI::Range(0.0, 3600.0)}});
 }
 
 void add_database_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o) {
