@@ -158,7 +158,43 @@ void set_key(PointData& p, const std::string& benchmark, std::vector<std::string
   p.display = reprs.empty() ? benchmark : benchmark + "[" + join(named, ", ") + "]";
 }
 
+// A track's name as pitot writes it (core/engine.cpp, the GPU backends): the throughputs, the
+// kernel clock's busy time, energy, and the card's state.
+constexpr const char* kCardSmClock = "card_sm_clock_mhz";
+constexpr const char* kCardTemperature = "card_temperature_c";
+constexpr const char* kCardPower = "card_power_watts";
+
+// The unit of a pitot track row when benchmarks.json does not say (a results file read alone).
+std::optional<std::string> known_track_unit(const std::string& row) {
+  static const std::vector<std::pair<std::string, std::string>> known = {
+      {"items_per_second", "items/s"}, {"gbytes_per_second", "GB/s"}, {"tflops", "TFLOP/s"},
+      {"kernel_busy_seconds", "seconds"}, {"energy_joules_per_call", "J"}, {"energy_watts", "W"},
+      {kCardSmClock, "MHz"}, {kCardTemperature, "degC"}, {kCardPower, "W"}};
+  for (const auto& [track, unit] : known)
+    if (row.ends_with("." + track)) return unit;
+  return std::nullopt;
+}
+
+// Sets one reading of the card's state from a track; false when `track` is not a state track.
+bool set_state(CardState& card, const std::string& track, double value) {
+  double* field = track == kCardSmClock ? &card.sm_clock_mhz : track == kCardTemperature ? &card.temperature_c
+                                                           : track == kCardPower         ? &card.power_watts
+                                                                                         : nullptr;
+  if (!field) return false;
+  if (std::isfinite(value) && value > -274) *field = value;
+  return true;
+}
+
 }  // namespace
+
+bool CardState::any() const {
+  return std::isfinite(sm_clock_mhz) || std::isfinite(mem_clock_mhz) || std::isfinite(temperature_c) ||
+         std::isfinite(power_watts) || has_throttle;
+}
+
+bool is_state_track(const std::string& track) {
+  return track == kCardSmClock || track == kCardTemperature || track == kCardPower;
+}
 
 std::string python_repr_of(const json& value) {
   if (value.is_string()) {
@@ -207,10 +243,13 @@ ResultSet asv_results_from_json(const json& results, const json* benchmarks, con
     auto unit_of = [&](const std::string& name) {
       const json* b = describe(name);
       if (b && b->contains("unit") && (*b)["unit"].is_string()) return (*b)["unit"].get<std::string>();
-      // Without benchmarks.json: pitot's track names and asv's track_ prefix say throughput.
-      for (const char* suffix : {".items_per_second", ".gbytes_per_second", ".tflops"})
-        if (name.ends_with(suffix)) return std::string(suffix).substr(1);
+      // Without benchmarks.json: pitot's track names say their unit.
+      if (auto known = known_track_unit(name)) return *known;
       return std::string("seconds");
+    };
+    auto type_of = [&](const std::string& name) {
+      const json* b = describe(name);
+      return b && b->contains("type") && (*b)["type"].is_string() ? (*b)["type"].get<std::string>() : std::string();
     };
     std::set<std::string> row_names;
     for (const auto& row : file.rows) {
@@ -243,15 +282,35 @@ ResultSet asv_results_from_json(const json& results, const json* benchmarks, con
         set.points.push_back(std::move(p));
       }
     }
-    // A throughput track beside its time row (<row>.<track>, no samples) says nothing the time
-    // row does not: it is the same median turned around. Compare the time row only.
+    // A track beside its time row (<row>.<track>, no samples) is compared through the time row:
+    // a throughput is the same median turned around, and the kernel clock's busy time and energy
+    // per call are single values that no verdict can rest on. A row in seconds is such a track
+    // only when benchmarks.json calls it one, or (without it) by pitot's name for it: a time row
+    // is never folded into another.
     for (auto& p : set.points) {
-      const std::string row = p.key.substr(0, p.key.find('('));
+      const std::string& row = p.benchmark;
       auto dot = row.rfind('.');
-      if (dot == std::string::npos || p.unit == "seconds" || !p.samples.empty()) continue;
+      if (dot == std::string::npos || !p.samples.empty()) continue;
       const std::string parent = row.substr(0, dot);
-      if (row_names.contains(parent) && unit_of(parent) == "seconds") p.derived = true;
+      if (!row_names.contains(parent) || unit_of(parent) != "seconds") continue;
+      const std::string type = type_of(row);
+      if (p.unit != "seconds" || type == "track" || (type.empty() && known_track_unit(row))) p.derived = true;
     }
+    // The card's state tracks (<row>.card_sm_clock_mhz, ...) go into their time point's CardState
+    // and are no rows of their own, wherever they stand.
+    std::map<std::string, PointData*> by_key;
+    for (auto& p : set.points) by_key[p.key] = &p;
+    for (auto& p : set.points) {
+      const auto dot = p.benchmark.rfind('.');
+      const std::string track = dot == std::string::npos ? "" : p.benchmark.substr(dot + 1);
+      if (!is_state_track(track)) continue;
+      std::vector<std::string> reprs;
+      for (const auto& [name, repr] : p.params) reprs.push_back(repr);
+      auto parent = by_key.find(asv_point_name(p.benchmark.substr(0, dot), reprs));
+      if (parent != by_key.end() && p.state == PointState::Ok) set_state(parent->second->card, track, p.value);
+      p.key.clear();  // marks it for removal below
+    }
+    std::erase_if(set.points, [](const PointData& p) { return p.key.empty(); });
   } catch (const AsvError& e) {
     throw InputError(fmt::format("{}: {}", label, e.what()));
   } catch (const json::exception& e) {
@@ -278,6 +337,39 @@ std::vector<std::pair<std::string, double>> kernel_times(const json& point) {
     if (mean > 0 && per_launch > 0) out.emplace_back(k["name"].get<std::string>(), mean * per_launch);
   }
   return out;
+}
+
+// The card's state of a pitot point: its state tracks, then backend_info.card (an object, or the
+// same as a JSON string) for what they leave out and for the throttle reasons.
+CardState card_state(const json& point) {
+  CardState card;
+  if (point.contains("tracks") && point["tracks"].is_array())
+    for (const auto& t : point["tracks"])
+      if (t.is_object() && t.contains("name") && t["name"].is_string() && t.contains("value") && t["value"].is_number())
+        set_state(card, t["name"].get<std::string>(), t["value"].get<double>());
+  const json* info = point.contains("backend_info") && point["backend_info"].is_object() ? &point["backend_info"] : nullptr;
+  if (!info || !info->contains("card")) return card;
+  json nvml = (*info)["card"];
+  if (nvml.is_string()) nvml = json::parse(nvml.get<std::string>(), nullptr, false);
+  if (!nvml.is_object()) return card;
+  // {"min": .., "median": .., "max": ..} of one reading
+  auto statistic = [&](const char* reading, const char* which) {
+    const json* r = nvml.contains(reading) && nvml[reading].is_object() ? &nvml[reading] : nullptr;
+    return r && r->contains(which) && (*r)[which].is_number() ? (*r)[which].get<double>() : CardState::kNone;
+  };
+  auto fill = [](double& field, double value) {
+    if (!std::isfinite(field) && std::isfinite(value)) field = value;
+  };
+  fill(card.sm_clock_mhz, statistic("sm_clock_mhz", "median"));
+  fill(card.mem_clock_mhz, statistic("mem_clock_mhz", "median"));
+  fill(card.temperature_c, statistic("temperature_c", "max"));
+  fill(card.power_watts, statistic("power_watts", "median"));
+  if (nvml.contains("throttle_reasons") && nvml["throttle_reasons"].is_array()) {
+    card.has_throttle = true;
+    for (const auto& r : nvml["throttle_reasons"])
+      if (r.is_string()) card.throttle_reasons.push_back(r.get<std::string>());
+  }
+  return card;
 }
 
 }  // namespace
@@ -397,6 +489,7 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
       else if (status != "ok") throw InputError("point " + d.key + " has unknown status '" + status + "'");
       if (p.contains("samples")) d.samples = numbers(p["samples"]);
       d.kernels = kernel_times(p);
+      d.card = card_state(p);
       if (p.contains("process_medians")) {
         d.process_medians = numbers(p["process_medians"]);
       } else if (p.contains("sample_process") && p["sample_process"].size() == d.samples.size()) {
@@ -624,6 +717,47 @@ std::optional<std::pair<ResultSet, ResultSet>> load_commits(const std::string& b
     head_set.environments.push_back(pairs[i].base.env == pairs[i].head.env
                                         ? pairs[i].head.env
                                         : pairs[i].base.env + " -> " + pairs[i].head.env);
+  }
+  // A CUDA run writes a benchmark's points timed by the kernel clock to `<env>-kclock` and the
+  // others to `<env>`, and each env's row holds every point of the benchmark: those timed in the
+  // other env are NaN there (not run). A point with no result on either side of one env pair, but
+  // a result in another pair, was measured there: it is no point of this pair at all, not a
+  // point "skipped in both". Where one side measured it in another env (its clock changed), its
+  // NaN says where it went instead of "skipped".
+  if (pairs.size() > 1) {
+    auto bare = [](const std::string& key) { return key.substr(key.find('|') + 1); };
+    auto pair_of = [](const std::string& key) { return std::stoul(key.substr(0, key.find('|'))); };
+    // bare key -> the pairs where each side holds a result (ok or failed)
+    std::map<std::string, std::set<std::size_t>> base_has, head_has;
+    for (const auto& p : base_set.points)
+      if (p.state != PointState::Skipped) base_has[bare(p.key)].insert(pair_of(p.key));
+    for (const auto& p : head_set.points)
+      if (p.state != PointState::Skipped) head_has[bare(p.key)].insert(pair_of(p.key));
+    std::map<std::string, PointState> head_state;
+    for (const auto& p : head_set.points) head_state[p.key] = p.state;
+    std::set<std::string> elsewhere;  // prefixed keys skipped in both sides of their pair, measured in another
+    for (const auto& p : base_set.points) {
+      if (p.state != PointState::Skipped) continue;
+      auto h = head_state.find(p.key);
+      if (h == head_state.end() || h->second != PointState::Skipped) continue;
+      const std::string key = bare(p.key);
+      if (base_has.count(key) || head_has.count(key)) elsewhere.insert(p.key);
+    }
+    for (ResultSet* set : {&base_set, &head_set})
+      std::erase_if(set->points, [&](const PointData& p) { return elsewhere.count(p.key) > 0; });
+    auto note_moved = [&](ResultSet& set, const std::map<std::string, std::set<std::size_t>>& has, bool is_base) {
+      for (auto& p : set.points) {
+        if (p.state != PointState::Skipped) continue;
+        auto where = has.find(bare(p.key));
+        if (where == has.end()) continue;
+        std::vector<std::string> envs;
+        for (std::size_t i : where->second)
+          if (i != pair_of(p.key)) envs.push_back(is_base ? pairs[i].base.env : pairs[i].head.env);
+        if (!envs.empty()) p.reason = "measured in env " + join(envs, ", ") + " instead (another clock)";
+      }
+    };
+    note_moved(base_set, base_has, true);
+    note_moved(head_set, head_has, false);
   }
   // A name shown in two envs (one program built twice) says which env it is.
   for (ResultSet* set : {&base_set, &head_set}) {

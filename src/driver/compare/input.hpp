@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <utility>
@@ -22,6 +23,25 @@ namespace pitot::driver::compare {
 
 enum class PointState { Ok, Failed, Skipped };
 
+// The card's state while a point ran, from NVML readings (docs/compare.md, "Machine state"): the
+// tracks card_sm_clock_mhz, card_temperature_c and card_power_watts beside a point (asv rows
+// `<row>.<track>`, or a pitot point's `tracks`), and pitot JSON's backend_info.card. NaN where the
+// side recorded none.
+struct CardState {
+  static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+  double sm_clock_mhz = kNone;   // median SM clock over the point's readings
+  double mem_clock_mhz = kNone;  // median memory clock (backend_info.card only)
+  double temperature_c = kNone;  // highest temperature seen during the point
+  double power_watts = kNone;    // median power draw
+  bool has_throttle = false;     // backend_info.card listed its throttle reasons (perhaps none)
+  std::vector<std::string> throttle_reasons;
+  bool any() const;
+};
+
+// The tracks that record the card's state rather than a performance figure: read into the point's
+// CardState, never compared as rows of their own.
+bool is_state_track(const std::string& track);
+
 struct PointData {
   // What matches a point between base and head, the same for asv and pitot inputs: asv's unrolled
   // name, `bench_gemm.gemm_bf16(4096, 'bf16')` (the benchmark, then each value's Python repr).
@@ -38,10 +58,13 @@ struct PointData {
   std::vector<double> process_medians;  // one per process when the run kept them (pitot run --processes)
   bool has_interval = false;
   double ci_lo = 0, ci_hi = 0;  // stored 99% interval of the median; may be infinite
-  bool derived = false;         // a throughput track computed from a time point that is compared instead
+  // A track beside a time point that is compared instead (a throughput, the kernel clock's busy
+  // time, energy): it says nothing the time row does not, or nothing a verdict can use.
+  bool derived = false;
   // The kernel clock's records of the point (pitot JSON only): each kernel's device time per launch
   // of the timed work, by name, so a changed point can say which kernel changed.
   std::vector<std::pair<std::string, double>> kernels;
+  CardState card;  // the card's state while the point ran (GPU points with NVML)
 };
 
 struct ResultSet {

@@ -160,7 +160,165 @@ std::vector<Section> sections(const Report& r) {
           {"Not comparable", &r.not_comparable}};
 }
 
+// A reading's unit for people, by kind.
+const char* state_unit(const std::string& kind) {
+  return kind == "sm_clock" ? "MHz" : kind == "temperature" ? "°C" : "W";
+}
+
+std::string state_value(double v, const std::string& kind) {
+  return std::isfinite(v) ? fmt::format("{:.0f} {}", v, state_unit(kind)) : "-";
+}
+
+double median_value(std::vector<double> v) {
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Throttle reasons that say nothing about the state: the card idling between launches.
+bool benign_reason(const std::string& reason) { return reason == "gpu_idle" || reason == "none"; }
+
+std::vector<std::string> significant_reasons(const CardState& card) {
+  std::vector<std::string> out;
+  for (const auto& r : card.throttle_reasons)
+    if (!benign_reason(r) && std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Each side's reading of one kind.
+std::pair<double, double> readings(const Row& row, const std::string& kind) {
+  const CardState &b = row.base.card, &h = row.head.card;
+  if (kind == "sm_clock") return {b.sm_clock_mhz, h.sm_clock_mhz};
+  if (kind == "temperature") return {b.temperature_c, h.temperature_c};
+  return {b.power_watts, h.power_watts};
+}
+
+StateCheck check_state(const std::vector<Row>& rows) {
+  StateCheck check;
+  std::map<std::string, std::vector<const Row*>> by_kind;
+  for (const auto& row : rows) {
+    if (!row.base.card.any() || !row.head.card.any()) continue;
+    ++check.judged;
+    if (!row.state_differs.empty()) ++check.differing;
+    for (const auto& kind : row.state_differs) by_kind[kind].push_back(&row);
+  }
+  for (const std::string kind : {"sm_clock", "temperature", "power", "throttle"}) {
+    auto it = by_kind.find(kind);
+    if (it == by_kind.end()) continue;
+    StateDifference d;
+    d.kind = kind;
+    d.points = static_cast<int>(it->second.size());
+    if (kind == "throttle") {
+      for (const Row* row : it->second) {
+        const auto b = significant_reasons(row->base.card), h = significant_reasons(row->head.card);
+        for (const auto& r : b)
+          if (std::find(h.begin(), h.end(), r) == h.end()) ++d.base_only[r];
+        for (const auto& r : h)
+          if (std::find(b.begin(), b.end(), r) == b.end()) ++d.head_only[r];
+        if (d.worst.size() < 3) d.worst.push_back({row->base.display, kNaN, kNaN});
+      }
+      d.base = d.head = kNaN;
+    } else {
+      std::vector<double> base, head;
+      std::vector<const Row*> order = it->second;
+      for (const Row* row : order) {
+        const auto [b, h] = readings(*row, kind);
+        base.push_back(b);
+        head.push_back(h);
+      }
+      d.base = median_value(base);
+      d.head = median_value(head);
+      // Temperatures by their difference, clocks and power by their ratio.
+      auto distance = [&](const Row* row) {
+        const auto [b, h] = readings(*row, kind);
+        return kind == "temperature" ? std::abs(h - b) : std::abs(std::log(h / b));
+      };
+      std::stable_sort(order.begin(), order.end(), [&](const Row* a, const Row* b) { return distance(a) > distance(b); });
+      for (std::size_t i = 0; i < order.size() && i < 3; ++i) {
+        const auto [b, h] = readings(*order[i], kind);
+        d.worst.push_back({order[i]->base.display, b, h});
+      }
+    }
+    check.differences.push_back(std::move(d));
+  }
+  return check;
+}
+
+std::string count_points(int n) { return fmt::format("{} point{}", n, n == 1 ? "" : "s"); }
+
+std::string reasons_text(const std::map<std::string, int>& reasons) {
+  std::string out;
+  for (const auto& [r, n] : reasons) out += (out.empty() ? "" : ", ") + fmt::format("{} ({})", r, count_points(n));
+  return out;
+}
+
 }  // namespace
+
+std::vector<std::string> state_differences(const CardState& base, const CardState& head) {
+  std::vector<std::string> out;
+  auto both = [](double b, double h) { return std::isfinite(b) && std::isfinite(h) && b > 0 && h > 0; };
+  if (both(base.sm_clock_mhz, head.sm_clock_mhz) &&
+      std::abs(head.sm_clock_mhz / base.sm_clock_mhz - 1) > kStateClockFraction &&
+      std::abs(head.sm_clock_mhz - base.sm_clock_mhz) >= kStateClockStepMhz)
+    out.push_back("sm_clock");
+  if (std::isfinite(base.temperature_c) && std::isfinite(head.temperature_c) &&
+      std::abs(head.temperature_c - base.temperature_c) > kStateTemperatureC)
+    out.push_back("temperature");
+  if (both(base.power_watts, head.power_watts) &&
+      std::abs(head.power_watts / base.power_watts - 1) > kStatePowerFraction &&
+      std::abs(head.power_watts - base.power_watts) > kStatePowerWatts)
+    out.push_back("power");
+  if (base.has_throttle && head.has_throttle && significant_reasons(base) != significant_reasons(head))
+    out.push_back("throttle");
+  return out;
+}
+
+std::vector<std::string> state_warning(const Report& r) {
+  std::vector<std::string> lines;
+  const StateCheck& s = r.state;
+  if (s.differing == 0) return lines;
+  lines.push_back(fmt::format(
+      "WARNING: base and head ran in different machine states at {} of {} compared points; the ratios there "
+      "may reflect the card's state, not the code:",
+      s.differing, s.judged));
+  for (const auto& d : s.differences) {
+    std::string worst;
+    for (std::size_t i = 0; i < d.worst.size() && i < 2; ++i) {
+      const auto& w = d.worst[i];
+      worst += (i ? ", " : "") + (d.kind == "throttle" ? w.name
+                                                      : fmt::format("{} ({} -> {})", w.name, state_value(w.base, d.kind),
+                                                                    state_value(w.head, d.kind)));
+    }
+    const std::string where = fmt::format("{}; {}: {}", count_points(d.points),
+                                          d.kind == "throttle" ? "such as" : "worst", worst);
+    if (d.kind == "sm_clock")
+      lines.push_back(fmt::format("  SM clock: head ran at {} median, base at {}: {}", state_value(d.head, d.kind),
+                                  state_value(d.base, d.kind), where));
+    else if (d.kind == "temperature")
+      lines.push_back(fmt::format("  temperature: head reached {}, base {} (highest per point): {}",
+                                  state_value(d.head, d.kind), state_value(d.base, d.kind), where));
+    else if (d.kind == "power")
+      lines.push_back(fmt::format("  power: head drew {} median, base {}: {}", state_value(d.head, d.kind),
+                                  state_value(d.base, d.kind), where));
+    else {
+      std::vector<std::string> sides;
+      if (!d.head_only.empty()) sides.push_back("head only: " + reasons_text(d.head_only));
+      if (!d.base_only.empty()) sides.push_back("base only: " + reasons_text(d.base_only));
+      std::string joined;
+      for (const auto& x : sides) joined += (joined.empty() ? "" : "; ") + x;
+      lines.push_back(fmt::format("  throttled on one side ({}): {}", joined, where));
+    }
+  }
+  lines.push_back(fmt::format(
+      "  (a point differs when its SM clock medians differ by more than {:g}% and {:g} MHz, its highest "
+      "temperatures by more than {:g} °C, its power medians by more than {:g}% and {:g} W, or a throttle "
+      "reason shows on one side only; `pitot ab` alternates base and head on one card)",
+      kStateClockFraction * 100, kStateClockStepMhz, kStateTemperatureC, kStatePowerFraction * 100,
+      kStatePowerWatts));
+  return lines;
+}
 
 int Report::count(Verdict v) const {
   return static_cast<int>(std::count_if(rows.begin(), rows.end(), [v](const Row& r) { return r.comparison.verdict == v; }));
@@ -243,8 +401,14 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
     if (b.unit != h.unit)
       throw InputError(fmt::format("mismatched units for {}: {} in base ({}), {} in head ({})", b.display, b.unit,
                                    base.label, h.unit, head.label));
+    const bool skipped_both = b.state == PointState::Skipped && h.state == PointState::Skipped;
     if (b.derived || h.derived) {
-      ++r.derived_tracks;
+      if (!skipped_both) ++r.derived_tracks;
+      continue;
+    }
+    if (skipped_both) {
+      // Nothing ran on either side: no change to report, and no line for it.
+      ++r.skipped_both;
       continue;
     }
     const bool base_ok = b.state == PointState::Ok, head_ok = h.state == PointState::Ok;
@@ -256,7 +420,7 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
       r.still_failing.push_back({b.display, h.reason});
     } else if (!base_ok || !head_ok) {
       const char* where = base_ok ? "head" : head_ok ? "base"
-                                                     : "both";
+                                                     : "both";  // both: one failed, one skipped
       r.not_comparable.push_back({b.display, fmt::format("skipped in {}: {}", where, base_ok ? h.reason : b.reason)});
     } else if (!b.version.empty() && !h.version.empty() && b.version != h.version) {
       r.not_comparable.push_back({b.display, fmt::format("benchmark version changed ({} -> {})", b.version, h.version)});
@@ -272,6 +436,7 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
       const double ratio = row.comparison.ratio;
       row.effect = (std::isfinite(ratio) && ratio > 0) ? std::log(ratio) * (row.higher_is_better ? -1 : 1) : kNaN;
       if (is_change(row.comparison.verdict)) row.kernels = kernel_changes(b, h);
+      row.state_differs = state_differences(b.card, h.card);
       r.rows.push_back(std::move(row));
     }
   }
@@ -287,6 +452,7 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
     if (fa && a.effect != b.effect) return a.effect > b.effect;
     return a.base.display < b.base.display;
   });
+  r.state = check_state(r.rows);
   return r;
 }
 
@@ -360,7 +526,17 @@ std::string render_table(const Report& r, bool color, bool only_changed) {
       out += "  " + item.name + (item.detail.empty() ? "" : ": " + item.detail) + "\n";
   }
   if (r.derived_tracks)
-    out += fmt::format("\n({} throughput tracks follow their time points and are not compared apart)\n", r.derived_tracks);
+    out += fmt::format(
+        "\n({} tracks (throughputs, kernel busy time, energy) follow their time points and are not compared "
+        "apart)\n",
+        r.derived_tracks);
+  if (r.skipped_both)
+    out += fmt::format("\n({} skipped or not run on both sides: not listed)\n", count_points(r.skipped_both));
+  if (const auto warning = state_warning(r); !warning.empty()) {
+    out += "\n";
+    for (std::size_t i = 0; i < warning.size(); ++i)
+      out += (i == 0 && color ? fmt::format("\x1b[33;1m{}\x1b[0m", warning[i]) : warning[i]) + "\n";
+  }
   const int code = report_exit_code(r);
   out += fmt::format("\n{}\n", paint(summary_line(r), code ? Verdict::Slower : Verdict::Unchanged));
   return out;
@@ -379,6 +555,16 @@ std::string render_markdown(const Report& r, bool only_changed, std::size_t limi
   const int code = report_exit_code(r);
   std::string out = fmt::format("### pitot compare: {}\n\n", code ? "regression found" : "no confirmed regression");
   out += fmt::format("**{}**\n\n", summary_line(r));
+  if (const auto warning = state_warning(r); !warning.empty()) {
+    // One quoted block: the heading, then a line a difference.
+    out += fmt::format("> ⚠️ **{}**\n", markdown_escape(warning[0].substr(std::string("WARNING: ").size())));
+    for (std::size_t i = 1; i < warning.size(); ++i) {
+      std::string l = warning[i].substr(2);
+      if (i + 1 == warning.size()) out += fmt::format(">\n> *{}*\n", markdown_escape(l.substr(1, l.size() - 2)));
+      else out += fmt::format("> - {}\n", markdown_escape(l));
+    }
+    out += "\n";
+  }
   out += fmt::format(
       "Base `{}`, head `{}`. A verdict needs the whole {} interval of the ratio head/base "
       "beyond ±{}; each interval is at least as wide as the point's run-to-run noise "
@@ -507,6 +693,56 @@ std::string render_markdown(const Report& r, bool only_changed, std::size_t limi
   return out;
 }
 
+namespace {
+
+json finite_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
+
+json card_json(const CardState& card) {
+  if (!card.any()) return nullptr;
+  return {{"sm_clock_mhz", finite_or_null(card.sm_clock_mhz)},
+          {"mem_clock_mhz", finite_or_null(card.mem_clock_mhz)},
+          {"temperature_c", finite_or_null(card.temperature_c)},
+          {"power_watts", finite_or_null(card.power_watts)},
+          {"throttle_reasons", card.has_throttle ? json(card.throttle_reasons) : json(nullptr)}};
+}
+
+json state_json(const Report& r) {
+  json differences = json::array();
+  for (const auto& d : r.state.differences) {
+    json worst = json::array();
+    for (const auto& w : d.worst) {
+      json one = {{"name", w.name}};
+      if (d.kind != "throttle") {
+        one["base"] = finite_or_null(w.base);
+        one["head"] = finite_or_null(w.head);
+      }
+      worst.push_back(one);
+    }
+    json entry = {{"kind", d.kind}, {"points", d.points}, {"worst", worst}};
+    if (d.kind == "throttle") {
+      entry["base_only"] = d.base_only;
+      entry["head_only"] = d.head_only;
+    } else {
+      entry["unit"] = d.kind == "sm_clock" ? "MHz" : d.kind == "temperature" ? "degC" : "W";
+      entry["base"] = finite_or_null(d.base);
+      entry["head"] = finite_or_null(d.head);
+    }
+    differences.push_back(entry);
+  }
+  return {{"judged", r.state.judged},
+          {"differing", r.state.differing},
+          {"thresholds",
+           {{"sm_clock_fraction", kStateClockFraction},
+            {"sm_clock_mhz", kStateClockStepMhz},
+            {"temperature_c", kStateTemperatureC},
+            {"power_fraction", kStatePowerFraction},
+            {"power_watts", kStatePowerWatts}}},
+          {"differences", differences},
+          {"warning", state_warning(r)}};
+}
+
+}  // namespace
+
 json render_json(const Report& r, bool only_changed) {
   auto number = [](double x) { return std::isfinite(x) ? json(x) : json(nullptr); };
   json points = json::array();
@@ -540,7 +776,11 @@ json render_json(const Report& r, bool only_changed) {
                         {"samples", row->head.samples.size()},
                         {"processes", c.head_processes}}},
                       {"note", row_note(c)},
-                      {"kernels", kernels_json(row->kernels)}});
+                      {"kernels", kernels_json(row->kernels)},
+                      {"machine_state",
+                       {{"base", card_json(row->base.card)},
+                        {"head", card_json(row->head.card)},
+                        {"differs", row->state_differs}}}});
   }
   auto listed = [](const std::vector<Listed>& items) {
     json list = json::array();
@@ -558,6 +798,8 @@ json render_json(const Report& r, bool only_changed) {
                   {"removed", r.removed.size()},
                   {"not_comparable", r.not_comparable.size()},
                   {"derived_tracks", r.derived_tracks},
+                  {"skipped_both", r.skipped_both},
+                  {"state_differs", r.state.differing},
                   {"dropped", r.dropped},
                   {"geometric_mean", number(r.geometric_mean())},
                   {"exit_code", report_exit_code(r)}};
@@ -570,6 +812,7 @@ json render_json(const Report& r, bool only_changed) {
           {"environments", r.environments},
           {"confidence", r.options.confidence},
           {"summary", summary},
+          {"machine_state", state_json(r)},
           {"points", points},
           {"failed", listed(r.failed)},
           {"fixed", listed(r.fixed)},

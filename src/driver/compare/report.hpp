@@ -2,6 +2,7 @@
 // (terminal table, markdown for a pull-request comment, JSON for tools).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,41 @@ struct KernelChange {
   double base = 0, head = 0;
 };
 
+// The machine-state check (docs/compare.md, "Machine state"): base and head count as having run
+// in different states at a point when their SM clock medians differ by more than 1% and one clock
+// step, their highest temperatures by more than 10 °C, their power medians by more than 10% and
+// 20 W, or a throttle reason was seen on one side only. Idle is no throttling.
+constexpr double kStateClockFraction = 0.01;
+constexpr double kStateClockStepMhz = 15;
+constexpr double kStateTemperatureC = 10;
+constexpr double kStatePowerFraction = 0.10;
+constexpr double kStatePowerWatts = 20;
+
+// The ways the two sides' states differ at one point: "sm_clock", "temperature", "power",
+// "throttle" (empty when alike, or when a side has no reading).
+std::vector<std::string> state_differences(const CardState& base, const CardState& head);
+
+// One way the states differ, over the compared points where it does.
+struct StateDifference {
+  std::string kind;  // sm_clock, temperature, power, throttle
+  int points = 0;
+  double base = 0, head = 0;  // median over those points of each side's reading (not for throttle)
+  // The points where it differs most (up to 3), with each side's reading.
+  struct Worst {
+    std::string name;
+    double base = 0, head = 0;
+  };
+  std::vector<Worst> worst;
+  // throttle: the reasons seen at those points on one side only, and at how many points each
+  std::map<std::string, int> base_only, head_only;
+};
+
+struct StateCheck {
+  int judged = 0;     // compared points with readings on both sides
+  int differing = 0;  // of those, where base and head ran in different states
+  std::vector<StateDifference> differences;  // only the kinds that differ somewhere
+};
+
 struct Row {
   PointData base, head;
   Comparison comparison;
@@ -26,6 +62,7 @@ struct Row {
   double effect = 0;  // log of the ratio, turned so that positive means slower; NaN if unknown
   // Slower or faster points timed by the kernel clock: their kernels, largest change first.
   std::vector<KernelChange> kernels;
+  std::vector<std::string> state_differs;  // state_differences of the two sides' cards
 };
 
 // The kernels of two sides of a point matched by name, largest change of time first, new and
@@ -48,7 +85,9 @@ struct Report {
   std::vector<Listed> added;           // only in head
   std::vector<Listed> removed;         // only in base
   std::vector<Listed> not_comparable;  // benchmark version changed, or skipped on a side
-  int derived_tracks = 0;              // throughput tracks folded into their time points
+  int derived_tracks = 0;              // tracks folded into their time points (throughputs, busy time, energy)
+  int skipped_both = 0;                // skipped (or not run) on both sides: not listed
+  StateCheck state;                    // the card's state of both sides at the compared points
   int dropped = 0;                     // non-positive or non-finite samples and medians ignored
   int history_files = 0;               // results files the noise floors were learned from
   std::vector<std::string> environments;  // two commits of a database: the env pairs compared
@@ -63,6 +102,9 @@ struct Report {
 // different units on the two sides, or when the two runs share no point at all. The head side's
 // `history` (run medians of recent commits) gives each point its noise floor.
 Report build_report(const ResultSet& base, const ResultSet& head, const MethodOptions& options);
+
+// The state warning, one line a difference after a heading; empty when the states agree.
+std::vector<std::string> state_warning(const Report& report);
 
 // 1 when a point is confirmed slower or newly failing, else 0.
 int report_exit_code(const Report& report);
