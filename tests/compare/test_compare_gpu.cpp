@@ -34,8 +34,10 @@ const std::string kEnv = "cpp-gcc-12.2-Release-cuda13.0";
 // The card's readings of one point, as the GPU backend records them.
 struct Card {
   double sm_clock = 1980, temperature = 50, power = 560;
-  std::vector<std::string> throttle;  // backend_info.card's throttle_reasons
-  bool card_as_string = false;        // backend_info values may arrive as JSON strings
+  std::vector<std::string> throttle;  // backend_info.card's clock reasons
+  // The key they go under: the GPU backend's `clock_reasons`, or `throttle_reasons`.
+  std::string reasons_key = "clock_reasons";
+  bool card_as_string = false;  // backend_info values may arrive as JSON strings
 };
 
 pitot::BenchmarkInfo rms_benchmark() {
@@ -76,7 +78,7 @@ pitot::PointResult gpu_point(const pitot::BenchmarkInfo& b, std::size_t pos, dou
                {"mem_clock_mhz", spread(2619)},
                {"temperature_c", spread(card.temperature)},
                {"power_watts", spread(card.power)},
-               {"throttle_reasons", card.throttle}};
+               {card.reasons_key, card.throttle}};
   p.backend_info["card"] = card.card_as_string ? json(nvml.dump()) : nvml;
   p.started_at_ms = 1704157200000 + static_cast<std::int64_t>(pos) * 1000;
   p.duration_seconds = 0.5;
@@ -238,7 +240,10 @@ TEST(CompareGpu, StateWarningFromPitotJson) {
   // Base: no throttling, 50 °C. Head: the power cap at two points (one side only), one point 15
   // °C hotter; its card readings arrive as a JSON string, as kernel_clock's may.
   std::vector<Card> base(4), head(4);
-  for (auto& c : base) c.throttle = {"gpu_idle"};
+  for (auto& c : base) {
+    c.throttle = {"gpu_idle"};
+    c.reasons_key = "throttle_reasons";
+  }
   for (auto& c : head) c.card_as_string = true;
   head[0].throttle = {"sw_power_cap"};
   head[1].throttle = {"sw_power_cap", "gpu_idle"};
@@ -265,7 +270,7 @@ TEST(CompareGpu, StateWarningFromPitotJson) {
   EXPECT_TRUE(state["differences"][1]["base_only"].empty());
   for (const auto& p : report["points"])
     if (p["name"] == "bench_norm.rms[n=1]") {
-      EXPECT_EQ(p["machine_state"]["head"]["throttle_reasons"], json::array({"sw_power_cap"}));
+      EXPECT_EQ(p["machine_state"]["head"]["clock_reasons"], json::array({"sw_power_cap"}));
       EXPECT_DOUBLE_EQ(p["machine_state"]["base"]["mem_clock_mhz"].get<double>(), 2619);
     }
 
@@ -274,7 +279,9 @@ TEST(CompareGpu, StateWarningFromPitotJson) {
   EXPECT_TRUE(contains(t.out, "temperature: head reached 65 °C, base 50 °C (highest per point): 1 point; worst: "
                               "bench_norm.rms[n=3] (50 °C -> 65 °C)"))
       << t.out;
-  EXPECT_TRUE(contains(t.out, "throttled on one side (head only: sw_power_cap (2 points)): 2 points")) << t.out;
+  EXPECT_TRUE(contains(t.out, "throttled on one side only (head: sw_power_cap at 2 points): 2 points, such as "
+                              "bench_norm.rms[n=1], bench_norm.rms[n=2]"))
+      << t.out;
   EXPECT_FALSE(contains(t.out, "SM clock:")) << t.out;
 }
 
@@ -344,6 +351,7 @@ TEST(CompareGpu, BusyTimeIsDerivedAndStateTracksAreNoPoints) {
     "bench_spin.spin.card_temperature_c": [[61.0, NaN], [["1", "2"]], "1", 1, 1.0],
     "bench_spin.spin.card_power_watts": [[402.5, NaN], [["1", "2"]], "1", 1, 1.0],
     "bench_spin.spin.energy_joules_per_call": [[0.4, NaN], [["1", "2"]], "1", 1, 1.0],
+    "bench_spin.spin.gflop_per_joule": [[25.0, NaN], [["1", "2"]], "1", 1, 1.0],
     "asv_suite.time_plain": [[2.0], [], "1", 1, 1.0])";
   const json results = pc::parse_python_json(
       R"({"commit_hash": "abcdef0123456789abcdef0123456789abcdef01", "env_name": "e", "date": 1, "params": {"machine": "m"}, "python": "", "requirements": {}, "result_columns": )" +
@@ -356,6 +364,7 @@ TEST(CompareGpu, BusyTimeIsDerivedAndStateTracksAreNoPoints) {
       {"bench_spin.spin.card_temperature_c", {{"unit", "degC"}, {"type", "track"}, {"param_names", {"n"}}}},
       {"bench_spin.spin.card_power_watts", {{"unit", "W"}, {"type", "track"}, {"param_names", {"n"}}}},
       {"bench_spin.spin.energy_joules_per_call", {{"unit", "J"}, {"type", "track"}, {"param_names", {"n"}}}},
+      {"bench_spin.spin.gflop_per_joule", {{"unit", "GFLOP/J"}, {"type", "track"}, {"param_names", {"n"}}}},
       {"asv_suite.time_plain", {{"unit", "seconds"}, {"type", "time"}}}};
   for (const json* described : {&benchmarks, static_cast<const json*>(nullptr)}) {
     SCOPED_TRACE(described ? "with benchmarks.json" : "without benchmarks.json");
@@ -369,6 +378,8 @@ TEST(CompareGpu, BusyTimeIsDerivedAndStateTracksAreNoPoints) {
     EXPECT_FALSE(by_key["bench_spin.spin(1)"]->derived);
     EXPECT_TRUE(by_key["bench_spin.spin.kernel_busy_seconds(1)"]->derived);
     EXPECT_TRUE(by_key["bench_spin.spin.energy_joules_per_call(1)"]->derived);
+    ASSERT_TRUE(by_key.count("bench_spin.spin.gflop_per_joule(1)"));
+    EXPECT_TRUE(by_key["bench_spin.spin.gflop_per_joule(1)"]->derived);
     EXPECT_FALSE(by_key["asv_suite.time_plain"]->derived);  // a time row is never folded
     const pc::CardState& card = by_key["bench_spin.spin(1)"]->card;
     EXPECT_DOUBLE_EQ(card.sm_clock_mhz, 1755);
@@ -380,7 +391,7 @@ TEST(CompareGpu, BusyTimeIsDerivedAndStateTracksAreNoPoints) {
   const pc::ResultSet set = pc::asv_results_from_json(results, &benchmarks, "gpu rows");
   const pc::Report report = pc::build_report(set, set, {});
   for (const auto& row : report.rows) EXPECT_FALSE(contains(row.base.key, "kernel_busy")) << row.base.key;
-  EXPECT_EQ(report.derived_tracks, 2);  // busy time and energy of the point that ran
+  EXPECT_EQ(report.derived_tracks, 3);  // busy time, energy and GFLOP/J of the point that ran
   EXPECT_EQ(report.skipped_both, 1);    // bench_spin.spin(2), NaN on both sides
   EXPECT_TRUE(report.not_comparable.empty());
 }

@@ -168,7 +168,8 @@ constexpr const char* kCardPower = "card_power_watts";
 std::optional<std::string> known_track_unit(const std::string& row) {
   static const std::vector<std::pair<std::string, std::string>> known = {
       {"items_per_second", "items/s"}, {"gbytes_per_second", "GB/s"}, {"tflops", "TFLOP/s"},
-      {"kernel_busy_seconds", "seconds"}, {"energy_joules_per_call", "J"}, {"energy_watts", "W"},
+      {"percent_of_peak_bandwidth", "%"}, {"kernel_busy_seconds", "seconds"}, {"energy_joules_per_call", "J"},
+      {"energy_watts", "W"}, {"gflop_per_joule", "GFLOP/J"}, {"gbytes_per_joule", "GB/J"},
       {kCardSmClock, "MHz"}, {kCardTemperature, "degC"}, {kCardPower, "W"}};
   for (const auto& [track, unit] : known)
     if (row.ends_with("." + track)) return unit;
@@ -340,7 +341,7 @@ std::vector<std::pair<std::string, double>> kernel_times(const json& point) {
 }
 
 // The card's state of a pitot point: its state tracks, then backend_info.card (an object, or the
-// same as a JSON string) for what they leave out and for the throttle reasons.
+// same as a JSON string) for what they leave out and for the clock (throttle) reasons.
 CardState card_state(const json& point) {
   CardState card;
   if (point.contains("tracks") && point["tracks"].is_array())
@@ -364,11 +365,14 @@ CardState card_state(const json& point) {
   fill(card.mem_clock_mhz, statistic("mem_clock_mhz", "median"));
   fill(card.temperature_c, statistic("temperature_c", "max"));
   fill(card.power_watts, statistic("power_watts", "median"));
-  if (nvml.contains("throttle_reasons") && nvml["throttle_reasons"].is_array()) {
-    card.has_throttle = true;
-    for (const auto& r : nvml["throttle_reasons"])
-      if (r.is_string()) card.throttle_reasons.push_back(r.get<std::string>());
-  }
+  // The reasons NVML gave for holding the clocks down, as the GPU backend names them
+  // (`clock_reasons`, src/card/watch.cpp), or as `throttle_reasons`.
+  for (const char* key : {"clock_reasons", "throttle_reasons"})
+    if (!card.has_throttle && nvml.contains(key) && nvml[key].is_array()) {
+      card.has_throttle = true;
+      for (const auto& r : nvml[key])
+        if (r.is_string()) card.throttle_reasons.push_back(r.get<std::string>());
+    }
   return card;
 }
 

@@ -33,7 +33,7 @@ struct CardState {
   double mem_clock_mhz = kNone;  // median memory clock (backend_info.card only)
   double temperature_c = kNone;  // highest temperature seen during the point
   double power_watts = kNone;    // median power draw
-  bool has_throttle = false;     // backend_info.card listed its throttle reasons (perhaps none)
+  bool has_throttle = false;     // backend_info.card listed its clock (throttle) reasons, perhaps none
   std::vector<std::string> throttle_reasons;
   bool any() const;
 };

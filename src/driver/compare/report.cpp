@@ -250,7 +250,7 @@ std::string count_points(int n) { return fmt::format("{} point{}", n, n == 1 ? "
 
 std::string reasons_text(const std::map<std::string, int>& reasons) {
   std::string out;
-  for (const auto& [r, n] : reasons) out += (out.empty() ? "" : ", ") + fmt::format("{} ({})", r, count_points(n));
+  for (const auto& [r, n] : reasons) out += (out.empty() ? "" : ", ") + fmt::format("{} at {}", r, count_points(n));
   return out;
 }
 
@@ -291,8 +291,8 @@ std::vector<std::string> state_warning(const Report& r) {
                                                       : fmt::format("{} ({} -> {})", w.name, state_value(w.base, d.kind),
                                                                     state_value(w.head, d.kind)));
     }
-    const std::string where = fmt::format("{}; {}: {}", count_points(d.points),
-                                          d.kind == "throttle" ? "such as" : "worst", worst);
+    const std::string where = d.kind == "throttle" ? fmt::format("{}, such as {}", count_points(d.points), worst)
+                                                   : fmt::format("{}; worst: {}", count_points(d.points), worst);
     if (d.kind == "sm_clock")
       lines.push_back(fmt::format("  SM clock: head ran at {} median, base at {}: {}", state_value(d.head, d.kind),
                                   state_value(d.base, d.kind), where));
@@ -304,17 +304,17 @@ std::vector<std::string> state_warning(const Report& r) {
                                   state_value(d.base, d.kind), where));
     else {
       std::vector<std::string> sides;
-      if (!d.head_only.empty()) sides.push_back("head only: " + reasons_text(d.head_only));
-      if (!d.base_only.empty()) sides.push_back("base only: " + reasons_text(d.base_only));
+      if (!d.head_only.empty()) sides.push_back("head: " + reasons_text(d.head_only));
+      if (!d.base_only.empty()) sides.push_back("base: " + reasons_text(d.base_only));
       std::string joined;
       for (const auto& x : sides) joined += (joined.empty() ? "" : "; ") + x;
-      lines.push_back(fmt::format("  throttled on one side ({}): {}", joined, where));
+      lines.push_back(fmt::format("  throttled on one side only ({}): {}", joined, where));
     }
   }
   lines.push_back(fmt::format(
       "  (a point differs when its SM clock medians differ by more than {:g}% and {:g} MHz, its highest "
-      "temperatures by more than {:g} °C, its power medians by more than {:g}% and {:g} W, or a throttle "
-      "reason shows on one side only; `pitot ab` alternates base and head on one card)",
+      "temperatures by more than {:g} °C, its power medians by more than {:g}% and {:g} W, or a clock "
+      "(throttle) reason shows on one side only; `pitot ab` alternates base and head on one card)",
       kStateClockFraction * 100, kStateClockStepMhz, kStateTemperatureC, kStatePowerFraction * 100,
       kStatePowerWatts));
   return lines;
@@ -419,9 +419,13 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
     } else if (b.state == PointState::Failed && h.state == PointState::Failed) {
       r.still_failing.push_back({b.display, h.reason});
     } else if (!base_ok || !head_ok) {
-      const char* where = base_ok ? "head" : head_ok ? "base"
-                                                     : "both";  // both: one failed, one skipped
-      r.not_comparable.push_back({b.display, fmt::format("skipped in {}: {}", where, base_ok ? h.reason : b.reason)});
+      if (base_ok || head_ok)
+        r.not_comparable.push_back(
+            {b.display, fmt::format("skipped in {}: {}", base_ok ? "head" : "base", base_ok ? h.reason : b.reason)});
+      else  // one side failed, the other skipped
+        r.not_comparable.push_back({b.display, b.state == PointState::Failed
+                                                   ? fmt::format("failed in base, skipped in head: {}", h.reason)
+                                                   : fmt::format("skipped in base, failed in head: {}", h.reason)});
     } else if (!b.version.empty() && !h.version.empty() && b.version != h.version) {
       r.not_comparable.push_back({b.display, fmt::format("benchmark version changed ({} -> {})", b.version, h.version)});
     } else {
@@ -527,8 +531,8 @@ std::string render_table(const Report& r, bool color, bool only_changed) {
   }
   if (r.derived_tracks)
     out += fmt::format(
-        "\n({} tracks (throughputs, kernel busy time, energy) follow their time points and are not compared "
-        "apart)\n",
+        "\n({} tracks follow their time points and are not compared apart: throughputs, kernel busy time, "
+        "energy)\n",
         r.derived_tracks);
   if (r.skipped_both)
     out += fmt::format("\n({} skipped or not run on both sides: not listed)\n", count_points(r.skipped_both));
@@ -703,7 +707,7 @@ json card_json(const CardState& card) {
           {"mem_clock_mhz", finite_or_null(card.mem_clock_mhz)},
           {"temperature_c", finite_or_null(card.temperature_c)},
           {"power_watts", finite_or_null(card.power_watts)},
-          {"throttle_reasons", card.has_throttle ? json(card.throttle_reasons) : json(nullptr)}};
+          {"clock_reasons", card.has_throttle ? json(card.throttle_reasons) : json(nullptr)}};
 }
 
 json state_json(const Report& r) {
