@@ -339,6 +339,30 @@ TEST(CompareGpu, NoStateNoWarning) {
   EXPECT_TRUE(report["points"][0]["machine_state"]["base"].is_null());
 }
 
+// A base measured before the card was read (no state tracks) against a head with them: the
+// tracks on one side only are neither "new" nor "removed", and nothing is judged.
+TEST(CompareGpu, StateOnOneSideOnlyIsQuiet) {
+  TempDir tmp;
+  const auto b = rms_benchmark();
+  std::vector<pitot::PointResult> base_points, head_points;
+  for (std::size_t pos = 0; pos < 4; ++pos) {
+    base_points.push_back(gpu_point(b, pos, 1e-5 * (pos + 1), pos < 2, Card{}));
+    std::erase_if(base_points.back().tracks, [](const pitot::Track& t) { return t.name.starts_with("card_"); });
+    base_points.back().backend_info.erase("card");
+    head_points.push_back(gpu_point(b, pos, 1e-5 * (pos + 1), pos < 2, Card{1500, 80, 300, {"sw_power_cap"}}));
+  }
+  write_commit(tmp.path() / "results", kBase, base_points);
+  write_commit(tmp.path() / "results", kHead, head_points);
+  const Outcome j = compare("aaaaaaaa", "bbbbbbbb", tmp.path() / "results", pc::Format::Json);
+  ASSERT_EQ(j.code, 0) << j.err;
+  const json report = json::parse(j.out);
+  EXPECT_EQ(point_names(report), kRmsPoints);
+  EXPECT_TRUE(report["new"].empty()) << report["new"].dump(1);
+  EXPECT_TRUE(report["removed"].empty()) << report["removed"].dump(1);
+  EXPECT_EQ(report["machine_state"]["judged"], 0);
+  EXPECT_TRUE(report["machine_state"]["warning"].empty());
+}
+
 // kernel_busy_seconds is a track in seconds beside its time row: derived, with or without
 // benchmarks.json; the state tracks go into their point's CardState and are no points.
 TEST(CompareGpu, BusyTimeIsDerivedAndStateTracksAreNoPoints) {
