@@ -182,7 +182,7 @@ bool set_state(CardState& card, const std::string& track, double value) {
                                                            : track == kCardPower         ? &card.power_watts
                                                                                          : nullptr;
   if (!field) return false;
-  if (std::isfinite(value) && value > -274) *field = value;
+  if (std::isfinite(value)) *field = value;
   return true;
 }
 
@@ -726,8 +726,8 @@ std::optional<std::pair<ResultSet, ResultSet>> load_commits(const std::string& b
   // others to `<env>`, and each env's row holds every point of the benchmark: those timed in the
   // other env are NaN there (not run). A point with no result on either side of one env pair, but
   // a result in another pair, was measured there: it is no point of this pair at all, not a
-  // point "skipped in both". Where one side measured it in another env (its clock changed), its
-  // NaN says where it went instead of "skipped".
+  // point "skipped in both". Where one side measured it in another env (its clock changed), the
+  // reason of its NaN says where it went.
   if (pairs.size() > 1) {
     auto bare = [](const std::string& key) { return key.substr(key.find('|') + 1); };
     auto pair_of = [](const std::string& key) { return std::stoul(key.substr(0, key.find('|'))); };
@@ -757,7 +757,7 @@ std::optional<std::pair<ResultSet, ResultSet>> load_commits(const std::string& b
         std::vector<std::string> envs;
         for (std::size_t i : where->second)
           if (i != pair_of(p.key)) envs.push_back(is_base ? pairs[i].base.env : pairs[i].head.env);
-        if (!envs.empty()) p.reason = "measured in env " + join(envs, ", ") + " instead (another clock)";
+        if (!envs.empty()) p.reason = "measured in env " + join(envs, ", ") + " instead";
       }
     };
     note_moved(base_set, base_has, true);
