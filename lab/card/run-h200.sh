@@ -32,6 +32,7 @@ timed() {  # timed NAME COMMAND...: stdout to NAME.txt, stderr to NAME.log
 log "start: $(smi)"
 idle=$(smi | awk -F', ' '{print $4}')
 # 1. The counter.
+if [ "${COUNTER:-1}" = 1 ]; then
 python3 "$here/nvml_counter.py" --seconds 3 >counter-idle.txt 2>&1
 "$bin/bench_gemm" --filter '^square_bf16\[n=8192\]$' --max-time 12 --min-time 12 --ci-target 1e-9 >load.txt 2>&1 &
 load=$!
@@ -41,19 +42,24 @@ wait $load
 log "counter idle: $(cat counter-idle.txt)"
 log "counter under a GEMM: $(cat counter-load.txt)"
 log "after the load: $(smi)"
+fi
 # 2. Energy on and off, alternated, with nvidia-smi's reading beside it.
 smi -lms 200 >smi-run.csv &
 smi_pid=$!
 # One process per run, on and off alternated: the spread between runs is the spread between
 # processes, and drift hits both sides alike.
-for round in 1 2 3 4 5; do
+# --energy runs a program's points one after another: "offseq" is that schedule without it.
+for round in $(seq 1 "${ENERGY_ROUNDS:-5}"); do
   timed "energy-on-$round" "$pitot" run "$suite" --filter "$filter" --energy 1 --no-asv \
     --json "energy-on-$round.json" --progress none
   timed "energy-off-$round" "$pitot" run "$suite" --filter "$filter" --no-asv \
     --json "energy-off-$round.json" --progress none
+  timed "energy-offseq-$round" "$pitot" run "$suite" --filter "$filter" --no-interleave --no-asv \
+    --json "energy-offseq-$round.json" --progress none
 done
 kill "$smi_pid" 2>/dev/null
 timed compare-state "$pitot" compare energy-off-1.json energy-on-5.json --threshold 1%
+[ "${GUARD:-1}" = 1 ] || { python3 "$here/summary.py" . | tee -a summary.txt; exit 0; }
 # 3. The thermal guard. Warm the card for 20 s, then time a short point with --cool-to halfway
 # between idle and warm; and the cooling curve with nothing running.
 "$bin/bench_gemm" --filter '^square_bf16\[n=8192\]$' --max-time 20 --min-time 20 --ci-target 1e-9 >warm.txt 2>&1

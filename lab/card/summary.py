@@ -44,10 +44,11 @@ def smi_rows(path):
 
 on = [points(f) for f in sorted(glob.glob(os.path.join(folder, "energy-on-*.json")))]
 off = [points(f) for f in sorted(glob.glob(os.path.join(folder, "energy-off-*.json")))]
+offseq = [points(f) for f in sorted(glob.glob(os.path.join(folder, "energy-offseq-*.json")))]
 smi = smi_rows(os.path.join(folder, "smi-run.csv")) if os.path.exists(os.path.join(folder, "smi-run.csv")) else []
 names = sorted(set().union(*[set(r) for r in on])) if on else []
 print(f"\nEnergy per call, {len(on)} runs of one process each (--energy 1), and time medians on/off ({len(off)} off runs)")
-print(f"{'point':45} {'J/call median':>13} {'spread':>8} {'W (pitot)':>10} {'W (smi)':>8} {'time on/off':>11} {'SM MHz':>7} {'max C':>6}")
+print(f"{'point':45} {'J/call median':>13} {'spread':>8} {'W (pitot)':>10} {'W (smi)':>8} {'time on/off':>11} {'on/offseq':>9} {'SM MHz':>7} {'max C':>6}")
 for n in names:
     joules = [track(r[n], "energy_joules_per_call") for r in on if n in r]
     joules = [j for j in joules if j]
@@ -57,18 +58,21 @@ for n in names:
     for r in on:
         if n not in r:
             continue
-        end = (r[n]["started_at"] if "started_at" in r[n] else r[n].get("started_at_ms", 0)) / 1000.0 + r[n].get(
-            "duration_seconds", r[n].get("duration", 0))
-        smi_w += [w for (t, _, _, w) in smi if end - 1.0 <= t <= end]
+        e = r[n].get("backend_info", {}).get("energy", {})
+        # The window ends where the cool-back after it starts (the point's last act).
+        end = r[n]["started_at"] / 1000.0 + r[n]["duration"] - e.get("cooled_seconds", 0)
+        smi_w += [w for (t, _, _, w) in smi if end - e.get("window_seconds", 1.0) <= t <= end]
     t_on = [r[n]["stats"]["median"] for r in on if n in r and r[n].get("stats")]
     t_off = [r[n]["stats"]["median"] for r in off if n in r and r[n].get("stats")]
     ratio = statistics.median(t_on) / statistics.median(t_off) if t_on and t_off else float("nan")
+    t_seq = [r[n]["stats"]["median"] for r in offseq if n in r and r[n].get("stats")]
+    ratio_seq = statistics.median(t_on) / statistics.median(t_seq) if t_on and t_seq else float("nan")
     clock = [track(r[n], "card_sm_clock_mhz") for r in on + off if n in r]
     temp = [track(r[n], "card_temperature_c") for r in on + off if n in r]
     jm = statistics.median(joules) if joules else float("nan")
     spread = (max(joules) - min(joules)) / jm if joules else float("nan")
     print(f"{n:45} {jm:13.4g} {spread:8.2%} {statistics.median(watts) if watts else float('nan'):10.1f} "
-          f"{statistics.median(smi_w) if smi_w else float('nan'):8.1f} {ratio:11.4f} "
+          f"{statistics.median(smi_w) if smi_w else float('nan'):8.1f} {ratio:11.4f} {ratio_seq:9.4f} "
           f"{statistics.median([c for c in clock if c]) if any(clock) else float('nan'):7.0f} "
           f"{max([c for c in temp if c]) if any(temp) else float('nan'):6.0f}")
 for r in on[:1]:

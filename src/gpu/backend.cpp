@@ -101,7 +101,7 @@ nlohmann::json cool_before(State& state, card::Card& card, const DeviceOptions& 
 nlohmann::json energy_info(const DeviceSampler::Energy& e) {
   if (!e.problem.empty()) return {{"problem", e.problem}};
   return {{"joules_per_call", e.joules_per_call}, {"watts", e.watts}, {"seconds_per_call", e.seconds_per_call},
-          {"window_seconds", e.window_seconds}, {"calls", e.calls}};
+          {"window_seconds", e.window_seconds}, {"calls", e.calls}, {"cooled_seconds", e.cooled_seconds}};
 }
 
 }  // namespace
@@ -147,7 +147,6 @@ void exec(State& state, std::function<void(Launch&)> work) {
   if (options.energy_seconds > 0) sampler.measure_energy_at_finish(kit.card.get(), options.energy_seconds);
   detail::run_schedule(state, sampler);
   if (card_log) {
-    card_log->read_now();
     nlohmann::json info = card_log->summary();
     if (!cooled.is_null()) info["cool_down"] = cooled;
     detail::set_backend_info(state, "card", info.dump());

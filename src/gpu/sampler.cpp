@@ -93,6 +93,7 @@ void DeviceSampler::release_resources() noexcept {
 }
 
 void DeviceSampler::finish() {
+  if (card_log_ && warm_) card_log_->read_now();  // the card as timing ends, before any energy phase
   if (energy_card_ && energy_window_ > 0 && stream_) {
     try {
       energy_ = measure_energy(*energy_card_, energy_window_);
@@ -111,6 +112,12 @@ DeviceSampler::Energy DeviceSampler::measure_energy(card::Card& card, double win
     out.problem = "the card reports no energy counter";
     return out;
   }
+  // Back to within 2 C of this temperature afterwards (at most 5 s), so the next point starts on
+  // a card about as warm as without the energy phase; not to the degree: near idle the last one
+  // takes longer than the phase itself (docs/results/card-h200.md).
+  const auto start_c = card.temperature_c();
+  // The kernel clock's recording stays off here: CUPTI would slow kernels of several waves.
+  if (clock_ == Clock::Kernel) activity_record(false);
   // Chunks of about 2 ms of calls, kept three deep: the card never waits for the host.
   std::vector<gpuEvent_t> events;
   struct Mark {
@@ -136,7 +143,8 @@ DeviceSampler::Energy DeviceSampler::measure_energy(card::Card& card, double win
   PITOT_GPU_TRY(gpuEventRecord(events[after], stream_));
   PITOT_GPU_TRY(gpuStreamSynchronize(stream_));
   const double one = std::max(elapsed_seconds(events[before], events[after]), 1e-7);
-  const auto chunk = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::llround(2e-3 / one)), 1, 100000);
+  // At most 1000 calls a chunk: a microsecond kernel is host-bound back to back anyway.
+  const auto chunk = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::llround(2e-3 / one)), 1, 1000);
   std::vector<Mark> queued;
   std::size_t done = 0;  // marks [0, done) have completed
   std::int64_t calls = 0;
@@ -171,6 +179,9 @@ DeviceSampler::Energy DeviceSampler::measure_energy(card::Card& card, double win
     in_window = false;
   }
   PITOT_GPU_TRY(gpuStreamSynchronize(stream_));
+  if (start_c) {
+    if (const auto c = card::cool_down(card, *start_c + 2, 5.0)) out.cooled_seconds = c->waited_seconds;
+  }
   if (!first || !last) {
     out.problem = "the card's energy counter did not move within a second while the work ran";
     return out;

@@ -106,6 +106,7 @@ class DeviceSampler final : public detail::Sampler {
     double seconds_per_call = 0;  // back to back, by events over the window's chunks
     double window_seconds = 0;    // between the counter's two steps
     std::int64_t calls = 0;       // in the chunks the events timed
+    double cooled_seconds = 0;    // waited afterwards for the card to be back at its temperature
     std::string problem;          // why there is no measurement ("" when there is one)
   };
   void measure_energy_at_finish(card::Card* card, double window_seconds) {

@@ -193,7 +193,7 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& p
       "(default: kernel where CUPTI is available, else events; hot and graph use events)");
   app.add_option("--graph-launches", d.graph_launches, "Launches captured per graph in graph mode (0: automatic)")->check(non_negative);
   app.add_option("--throttle-ratio", d.throttle_ratio, "Discard samples whose SM clock is below this fraction of nominal")->check(cli::within(0.0, 1.0))->capture_default_str();
-  app.add_option("--energy", d.energy_seconds, "GPU: after each point, measure joules per call over at least this many seconds of the work back to back (0: off)")->check(CLI::Range(0.0, 600.0))->capture_default_str();
+  app.add_option("--energy", d.energy_seconds, "GPU: after each point, measure joules per call over at least this many seconds of the work back to back (0: off; points then run one after another, and the card cools back to within 2 C after each phase)")->check(CLI::Range(0.0, 600.0))->capture_default_str();
   app.add_option("--cool-to", d.cool_to_c, "GPU: before each point, wait until the card is at or under this temperature, degrees C (0: no wait)")->check(CLI::Range(0.0, 150.0))->capture_default_str();
   app.add_option("--cool-timeout", d.cool_timeout_seconds, "GPU: the longest wait of --cool-to, seconds")->check(CLI::Range(0.0, 3600.0))->capture_default_str();
 
@@ -213,6 +213,8 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& p
   if (!shard_text.empty()) std::tie(o.shard_index, o.shard_count) = parse_shard(shard_text);
   if (no_interleave) r.interleave = 1;
   if (const std::string problem = device_settings_problem(d.timing, d.clock); !problem.empty()) throw UsageError(problem);
+  // An energy phase heats the card: points sampled beside it would be timed on a hotter card.
+  if (d.energy_seconds > 0) r.interleave = 1;
   if (r.profile) {
     d.clock = GpuClock::Events;  // a profiler holds CUPTI; the work runs once, untimed
     d.energy_seconds = 0;        // and nothing runs beside it
