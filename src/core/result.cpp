@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <limits>
+#include <set>
 
 namespace pitot {
 
@@ -248,6 +249,19 @@ PointResult merge_processes(const std::vector<PointResult>& runs) {
       merged.started_at_ms = r.started_at_ms;
   }
   if (!clocks) merged.clock_ratios.clear();
+  // The card's clock reasons (src/card) are what any process saw, not only the first.
+  if (merged.backend_info.contains("card") && merged.backend_info["card"].is_object()) {
+    std::set<std::string> reasons;
+    for (const auto& r : runs) {
+      const auto card = r.backend_info.find("card");
+      if (card == r.backend_info.end() || !card->is_object()) continue;
+      const auto it = card->find("clock_reasons");
+      if (it != card->end() && it->is_array())
+        for (const auto& reason : *it)
+          if (reason.is_string()) reasons.insert(reason.get<std::string>());
+    }
+    merged.backend_info["card"]["clock_reasons"] = reasons;
+  }
   if (!merged.samples.empty()) {
     merged.stats = compute_stats(merged.samples);
     // A rate of the median time (items/s, GB/s, TFLOP/s, % of a peak rate) follows the pooled

@@ -240,7 +240,10 @@ TEST(MergeProcesses, CardTracksTakeTheMedianRatesFollowTheTime) {
     r.tracks = {{"items_per_second", "items/s", 1.0 / medians[k]}, {"card_sm_clock_mhz", "MHz", clocks[k]},
                 {"kernel_busy_seconds", "seconds", medians[k] * 0.9}};
   }
+  runs[1].backend_info["card"] = {{"clock_reasons", {"sw_power_cap"}}};
+  runs[0].backend_info["card"] = {{"clock_reasons", nlohmann::json::array()}};
   const auto merged = pitot::merge_processes(runs);
+  EXPECT_EQ(merged.backend_info["card"]["clock_reasons"], nlohmann::json::array({"sw_power_cap"}));  // any process's
   ASSERT_TRUE(merged.stats);
   EXPECT_DOUBLE_EQ(merged.stats->median, 2.0);
   ASSERT_EQ(merged.tracks.size(), 3u);
