@@ -351,8 +351,8 @@ class Shell:
 
 
 def clean_env(home, real_home):
-    """The user's environment with a fresh HOME: nothing that points into the real home (PATH
-    entries such as ~/.pyenv/shims, XDG folders), no active venv."""
+    """The user's environment with a fresh HOME: no PATH entry in the real home (~/.pyenv/shims,
+    ~/.cargo/bin), no folder there to write into (XDG_*, *_HOME, caches), no active venv."""
     env = dict(os.environ)
     for key in ("VIRTUAL_ENV", "PYTHONHOME", "PYTHONPATH", "PITOT_PYTHON", "PITOT_ASV", "PITOT_ASV_VENV",
                 "PITOT_ASV_CONFIG", "PITOT_BUILD_DIR", "PITOT_ASV_DIR", "OLDPWD", "CDPATH", "BASH_ENV", "ENV"):
@@ -361,7 +361,9 @@ def clean_env(home, real_home):
     dropped = []
     if real and real != "/":
         for key, value in list(env.items()):
-            if key not in ("PATH", "HOME", "PWD") and (value == real or value.startswith(real + os.sep)):
+            writes = (key.startswith(("XDG_", "PYENV", "PIP_CACHE", "PYTHONUSER")) or key.endswith("_HOME")
+                      or "CACHE" in key)  # folders programs write into; a file they only read (PIP_CERT) stays
+            if writes and key != "HOME" and (value == real or value.startswith(real + os.sep)):
                 dropped.append(key)
                 del env[key]
         parts = env.get("PATH", "").split(os.pathsep)
@@ -475,7 +477,9 @@ def main():
                     continue
                 for shell_text in prepares:
                     print(f"[readme] prepare (not in the README's text): {shell_text}", flush=True)
+                    t0 = time.monotonic()
                     status, output = shell.run(shell_text)
+                    timings.append((b.heading, "(prepare) " + shell_text, time.monotonic() - t0))
                     if status != 0:
                         fail(b.heading, line, f"its preparation exited {status if status is not None else shell.exit_code}: "
                              f"{shell_text}", output)
@@ -528,7 +532,7 @@ def main():
     if failure:
         print(failure, file=sys.stderr, flush=True)
         return 1
-    print(f"[readme] passed: {len(timings)} lines ran in order, {len(skipped)} skipped, "
+    print(f"[readme] passed: {sum(1 for t in timings if not t[1].startswith('(prepare)'))} lines ran in order, {len(skipped)} skipped, "
           f"{sum(len(s[5]) for s in steps if not s[3])} claims checked")
     return 0
 
