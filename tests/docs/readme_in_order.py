@@ -257,10 +257,10 @@ def check_envs(results):
                 doc = json.load(f)
             env = doc.get("env_name", name)
             keys = list(doc.get("results", {}))
-            python = [k for k in keys if k.startswith("bench_sort.")]
-            cpp = [k for k in keys if not k.startswith("bench_sort.")]
+            python = [k for k in keys if k.startswith("bench_sort.")]  # README's Python file
+            cpp = [k for k in keys if k.startswith(("bench_examples.", "bench_engine."))]  # build/benchmarks/cpu
             seen_python |= bool(python)
-            seen_cpp |= bool(cpp) and "python" not in env
+            seen_cpp |= bool(cpp)
             if python and cpp:
                 sys.exit(f"--check-envs: {machine}/{name} (env {env}) holds Python rows ({python[0]}) and others "
                          f"({cpp[0]}): each program's rows must carry its own environment")
