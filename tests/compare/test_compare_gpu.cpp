@@ -305,11 +305,8 @@ TEST(CompareGpu, StateThresholds) {
   EXPECT_EQ(differs(slow, with([](auto& h) { h.sm_clock_mhz = 1012; })), V{});
   EXPECT_EQ(differs(base, with([](auto& h) { h.temperature_c = 60; })), V{});
   EXPECT_EQ(differs(base, with([](auto& h) { h.temperature_c = 61; })), V{"temperature"});
-  EXPECT_EQ(differs(base, with([](auto& h) { h.power_watts = 329; })), V{});
-  EXPECT_EQ(differs(base, with([](auto& h) { h.power_watts = 340; })), V{"power"});
-  pc::CardState idle = base;  // 15% of an idle card's 100 W: under 20 W
-  idle.power_watts = 100;
-  EXPECT_EQ(differs(idle, with([](auto& h) { h.power_watts = 115; })), V{});
+  // Power is recorded, not judged: NVML averages it over longer than a point samples.
+  EXPECT_EQ(differs(base, with([](auto& h) { h.power_watts = 600; })), V{});
   // Throttle reasons: only where both sides listed theirs, and idling is no throttling.
   pc::CardState listed = base;
   listed.has_throttle = true;

@@ -22,21 +22,18 @@ struct KernelChange {
 
 // The machine-state check (docs/compare.md, "Machine state"): base and head count as having run
 // in different states at a point when their SM clock medians differ by more than 1% and one clock
-// step, their highest temperatures by more than 10 °C, their power medians by more than 10% and
-// 20 W, or a throttle reason was seen on one side only. Idle is no throttling.
+// step, their highest temperatures by more than 10 °C, or a throttle reason was seen on one side
+// only. Idle is no throttling. Power is recorded beside them but not judged (report.cpp says why).
 constexpr double kStateClockFraction = 0.01;
 constexpr double kStateClockStepMhz = 15;
 constexpr double kStateTemperatureC = 10;
-constexpr double kStatePowerFraction = 0.10;
-constexpr double kStatePowerWatts = 20;
 
-// The ways the two sides' states differ at one point: "sm_clock", "temperature", "power",
-// "throttle" (empty when alike, or when a side has no reading).
+// The ways the two sides' states differ at one point: "sm_clock", "temperature", "throttle" (empty when alike, or when a side has no reading).
 std::vector<std::string> state_differences(const CardState& base, const CardState& head);
 
 // One way the states differ, over the compared points where it does.
 struct StateDifference {
-  std::string kind;  // sm_clock, temperature, power, throttle
+  std::string kind;  // sm_clock, temperature, throttle
   int points = 0;
   double base = 0, head = 0;  // median over those points of each side's reading (not for throttle)
   // The points where it differs most (up to 3), with each side's reading.
