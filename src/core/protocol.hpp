@@ -16,6 +16,22 @@
 
 namespace pitot {
 
+// ---- How a program ends, and how the driver reaches it ------------------------------------
+
+// A benchmark program's exit codes (docs/program-cli.md). The driver reads them
+// (run/program_runner.cpp: exit 2 before any message is a refused command line, exit 3 a lost
+// device) and its own commands end with the first three (driver/common/errors.hpp).
+enum ProgramExit : int {
+  kExitOk = 0,            // every selected point ran (or was skipped)
+  kExitPointsFailed = 1,  // some point failed
+  kExitUsage = 2,         // bad flag, axis, value or file
+  kExitDeviceLost = 3,    // a sticky device error: restart after the last reported point
+};
+
+// The environment variable the driver sets to the fd number of a child's result channel; a
+// program that finds it writes the channel's messages (below) to that fd.
+inline constexpr const char* kResultFdVariable = "PITOT_RESULT_FD";
+
 // ---- `PROGRAM --list --json` -------------------------------------------------------------
 
 // One point of the listing: ids number the points of all benchmarks in declaration order,

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -12,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/knobs.hpp"
 #include "core/settings.hpp"
 
 namespace pitot::cli {
@@ -112,6 +115,33 @@ inline CLI::Validator within(double lo, double hi) {
         return "";
       },
       "NUMBER in [" + plain_number(lo) + ", " + plain_number(hi) + "]");
+}
+
+// A whole number from 0 to 2^64-1 written in decimal digits (no sign, no hex, no exponent), in
+// words: what --seed takes at both ends.
+inline CLI::Validator seed() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::uint64_t v = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (text.empty() || error != std::errc() || end != text.data() + text.size())
+          return "'" + text + "' is not allowed: give a whole number from 0 to 18446744073709551615";
+        return "";
+      },
+      "INTEGER>=0");
+}
+
+// The check of a pass-through knob (core/knobs.hpp), the same in a program and in `pitot run`.
+inline CLI::Validator knob_check(const KnobBounds& b) {
+  switch (b.kind) {
+    case KnobBounds::Kind::Positive: return positive();
+    case KnobBounds::Kind::NonNegative: return non_negative();
+    case KnobBounds::Kind::Within: return within(b.lo, b.hi);
+    case KnobBounds::Kind::Range: return CLI::Range(b.lo, b.hi);
+    case KnobBounds::Kind::Integer: return CLI::Range(static_cast<int>(b.lo), static_cast<int>(b.hi));
+    case KnobBounds::Kind::Seed: return seed();
+  }
+  return CLI::Validator();
 }
 
 // --timing and --clock, parsed into their enums at the flag (core/settings.hpp): the same names,

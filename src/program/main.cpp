@@ -242,7 +242,7 @@ int run_program(int argc, char** argv) {
   const std::string program = program_name(argv[0]);
   if (!registration_errors().empty()) {
     for (const auto& e : registration_errors()) std::cerr << program << ": " << e << "\n";
-    return kUsage;
+    return kExitUsage;
   }
   // asv publish writes one file per benchmark name: refuse a name it could not write.
   bool too_long = false;
@@ -251,9 +251,9 @@ int run_program(int argc, char** argv) {
       std::cerr << program << ": " << problem << "\n";
       too_long = true;
     }
-  if (too_long) return kUsage;
+  if (too_long) return kExitUsage;
   auto parsed = parse_options(argc, argv, program);
-  if (!parsed) return kOk;
+  if (!parsed) return kExitOk;
   Options o = std::move(*parsed);
   // A replicate of `--processes K` (replicate.cpp): its results go to one JSON file, nothing else.
   if (const std::string path = replicate_json_path(); !path.empty()) {
@@ -272,15 +272,15 @@ int run_program(int argc, char** argv) {
     std::ostringstream text;
     print_list(text, program, infos, points, o.list_json);
     write_output(o.list_json ? o.json_path : "-", text.str());
-    return kOk;
+    return kExitOk;
   }
   if (points.empty()) throw UsageError(no_point_message(o, plan_points(registry())));
 
   // Driver protocol: one JSON line per finished point on a private file descriptor.
   FILE* channel = nullptr;
-  if (const char* fd_text = std::getenv("PITOT_RESULT_FD")) {
+  if (const char* fd_text = std::getenv(kResultFdVariable)) {
     channel = fdopen(std::atoi(fd_text), "w");
-    if (!channel) throw UsageError(fmt::format("PITOT_RESULT_FD={} is not an open file descriptor", fd_text));
+    if (!channel) throw UsageError(fmt::format("{}={} is not an open file descriptor", kResultFdVariable, fd_text));
   }
   const DeviceBackend* backend = device_backend();
   // Point threads take turns and the engine thread waits while one runs, so the channel is
@@ -350,7 +350,7 @@ int run_program(int argc, char** argv) {
       results.push_back(std::move(r));
     }
     write_outputs();
-    return any_failed ? kPointsFailed : kOk;
+    return any_failed ? kExitPointsFailed : kExitOk;
   }
   run_points(
       program, to_run, o.run, [&](const PointResult& r) {
@@ -366,7 +366,7 @@ int run_program(int argc, char** argv) {
                     << program << ": the device is lost after a sticky error; restart after point " << r.id << "\n";
           write_outputs();
           std::fflush(nullptr);
-          std::_Exit(kDeviceLost);
+          std::_Exit(kExitDeviceLost);
         }
       },
       hooks);
@@ -376,7 +376,7 @@ int run_program(int argc, char** argv) {
     std::fclose(channel);
   }
   write_outputs();
-  return any_failed ? kPointsFailed : kOk;
+  return any_failed ? kExitPointsFailed : kExitOk;
 }
 
 }  // namespace
@@ -389,13 +389,13 @@ int program_main(int argc, char** argv) {
     return pitot::program::run_program(argc, argv);
   } catch (const pitot::UsageError& e) {
     std::cerr << pitot::program::program_name(argv[0]) << ": " << e.what() << "\n";
-    return pitot::program::kUsage;
+    return pitot::kExitUsage;
   } catch (const pitot::AsvError& e) {
     std::cerr << pitot::program::program_name(argv[0]) << ": " << e.what() << "\n";
-    return pitot::program::kUsage;
+    return pitot::kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << pitot::program::program_name(argv[0]) << ": " << e.what() << "\n";
-    return pitot::program::kUsage;
+    return pitot::kExitUsage;
   }
 }
 

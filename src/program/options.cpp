@@ -3,9 +3,11 @@
 #include <charconv>
 #include <cmath>
 #include <iostream>
+#include <variant>
 
 #include <CLI/CLI.hpp>
 
+#include "core/knobs.hpp"
 #include "core/settings.hpp"
 #include "core/text.hpp"
 #include "program/cli_hints.hpp"
@@ -72,6 +74,16 @@ AxisValue parse_value(const std::string& text, const Axis& axis, const std::stri
       return text;
   }
   return text;
+}
+
+// Where a program keeps a knob of the table (core/knobs.hpp): its RunConfig or its DeviceOptions.
+template <class T>
+T& knob_value(Options& o, T RunConfig::*field) {
+  return o.run.*field;
+}
+template <class T>
+T& knob_value(Options& o, T DeviceOptions::*field) {
+  return o.device.*field;
 }
 
 }  // namespace
@@ -166,23 +178,24 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& p
   app.add_option("--env", o.env, "asv environment name (default: compiler, version, build type)");
 
   auto& r = o.run;
-  const auto positive = cli::positive();
-  const auto non_negative = cli::non_negative();
-  app.add_option("--warmup", r.warmup_seconds, "Seconds of untimed warm-up per point")->check(non_negative)->capture_default_str();
-  app.add_option("--min-samples", r.min_samples, "Samples before the interval rule may stop a point")->check(CLI::Range(2, 100000000))->capture_default_str();
-  app.add_option("--min-time", r.min_seconds, "Seconds of sampling before the interval rule may stop a point")->check(non_negative)->capture_default_str();
-  app.add_option("--max-time", r.max_seconds, "A point's time limit for sampling, seconds")->check(positive)->capture_default_str();
-  app.add_option("--max-samples", r.max_samples, "Stop a point after this many samples")->check(CLI::Range(1, 100000000))->capture_default_str();
-  app.add_option("--ci-target", r.ci_target, "Stop when the 99% interval of the median is narrower than this fraction of it")->check(positive)->capture_default_str();
-  app.add_option("--batch-time", r.batch_seconds, "Seconds a point samples per turn of the interleaved schedule")->check(positive)->capture_default_str();
-  app.add_option("--min-sample-time", r.min_sample_seconds, "CPU: loop the work until one sample lasts this long")->check(non_negative)->capture_default_str();
-  app.add_option("--interleave", r.interleave, "Points sampled round-robin at once")->check(CLI::Range(1, 4096))->capture_default_str();
+  auto& d = o.device;
+  // The engine's and the device's knobs, declared once with `pitot run`'s (core/knobs.hpp).
+  auto add_knobs = [&](bool engine) {
+    for (const Knob& k : knobs()) {
+      if (k.engine() != engine) continue;
+      std::visit(
+          [&](auto field) {
+            app.add_option(k.flag, knob_value(o, field), k.help)->check(cli::knob_check(k.bounds))->capture_default_str();
+          },
+          k.field);
+    }
+  };
+  add_knobs(true);
+  app.add_option("--interleave", r.interleave, "Points sampled round-robin at once")->check(CLI::Range(1, kMaxInterleave))->capture_default_str();
   app.add_flag("--no-interleave", no_interleave, "Run points one after another in declared order");
-  app.add_option("--seed", r.seed, "Seed of the shuffled point order")->capture_default_str();
   app.add_flag("--profile", r.profile, "Run each point once inside its range between profiler start/stop");
 
-  auto& d = o.device;
-  app.add_option("--device", d.device, "GPU to run on")->check(non_negative)->capture_default_str();
+  app.add_option("--device", d.device, "GPU to run on")->check(cli::non_negative())->capture_default_str();
   cli::add_timing_option(
       app, [&d](Timing t) { d.timing = t; },
       "GPU timing: cold (caches flushed), hot (back to back) or graph (CUDA graph replay)")
@@ -191,11 +204,7 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& p
       app, [&d](GpuClock c) { d.clock = c; },
       "GPU clock of cold samples: kernel (the device's timestamps of the work, CUPTI) or events "
       "(default: kernel where CUPTI is available, else events; hot and graph use events)");
-  app.add_option("--graph-launches", d.graph_launches, "Launches captured per graph in graph mode (0: automatic)")->check(non_negative);
-  app.add_option("--throttle-ratio", d.throttle_ratio, "Discard samples whose SM clock is below this fraction of nominal")->check(cli::within(0.0, 1.0))->capture_default_str();
-  app.add_option("--energy", d.energy_seconds, "GPU: after each point, measure joules per call over at least this many seconds of the work back to back (0: off; points then run one after another, and the card cools back to within 2 C after each phase)")->check(CLI::Range(0.0, 600.0))->capture_default_str();
-  app.add_option("--cool-to", d.cool_to_c, "GPU: before each point, wait until the card is at or under this temperature, degrees C (0: no wait)")->check(CLI::Range(0.0, 150.0))->capture_default_str();
-  app.add_option("--cool-timeout", d.cool_timeout_seconds, "GPU: the longest wait of --cool-to, seconds")->check(CLI::Range(0.0, 3600.0))->capture_default_str();
+  add_knobs(false);
 
   try {
     app.parse(argc, argv);

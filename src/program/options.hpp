@@ -7,16 +7,11 @@
 
 #include "core/backend.hpp"
 #include "core/engine.hpp"
+#include "core/protocol.hpp"
 
 namespace pitot::program {
 
-// Exit codes of a benchmark program.
-enum ExitCode {
-  kOk = 0,  // every selected point ran (or was skipped)
-  kPointsFailed = 1,
-  kUsage = 2,       // bad flag, axis, value or file
-  kDeviceLost = 3,  // a sticky device error: restart after the last reported point
-};
+// Exit codes: core/protocol.hpp (kExitOk, kExitPointsFailed, kExitUsage, kExitDeviceLost).
 
 struct AxisOverride {
   std::string benchmark;  // empty: every benchmark that has the axis

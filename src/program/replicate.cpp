@@ -18,6 +18,8 @@
 
 #include <pitot/benchmark.hpp>
 
+#include "core/protocol.hpp"
+
 extern char** environ;
 
 namespace pitot::program {
@@ -82,7 +84,7 @@ std::vector<PointResult> run_replicates(const std::string& program, char** argv,
       if (progress) std::cerr << fmt::format("{}: process {} of {}\n", program, k, processes);
       const std::string json_path = (dir / fmt::format("process-{}.json", k)).string();
       const int status = run_one(argv, json_path);
-      if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
+      if (WIFEXITED(status) && WEXITSTATUS(status) == kExitUsage)
         throw UsageError(fmt::format("process {} of {} refused its command line (its message is above)", k, processes));
       std::map<int, PointResult> reported;
       if (std::ifstream f(json_path); f) {

@@ -33,6 +33,9 @@ expect 2 "--max-time: 'nan' is not a finite number" --max-time nan --quiet
 expect 2 "--warmup: 'inf' is not a finite number" --warmup inf --quiet
 expect 2 "--min-time: '-0.5' is not allowed: give a number of 0 or more" --min-time -0.5 --quiet
 expect 2 "--throttle-ratio: 'nan' is outside 0 to 1" --throttle-ratio nan --quiet
+# The knobs' bounds, the same in pitot run (src/core/knobs.hpp).
+expect 2 "--graph-launches: Value 1000001 not in range" --graph-launches 1000001 --quiet
+expect 2 "--seed: '-1' is not allowed: give a whole number" --seed -1 --quiet
 expect 2 "did you mean --max-time\?" --max-tme 1 --quiet
 expect 2 "did you mean --filter\?" --filtr x --quiet
 expect 0 "^pitot [0-9]+\.[0-9]+\.[0-9]+$" --version

@@ -279,6 +279,13 @@ def case_first_contact():
         said = r.stderr.strip().removeprefix("pitot run: ").split(" (see ")[0]
         check(r.returncode == 2 and p.returncode == 2 and said and said in p.stderr and "drv_none" not in r.stderr,
               f"run {args}: the program's message, before any program: {r.stderr!r} vs {p.stderr!r}")
+    # The knobs' bounds are the programs' own (one table, src/core/knobs.hpp): a value just past
+    # one is refused by both, by pitot run before any program starts.
+    for args in (["--graph-launches", "1000001"], ["--seed", "-1"], ["--seed", "1.5"], ["--energy", "601"]):
+        r = pitot(["run", "/nonexistent/drv_none"] + args, repo)
+        p = subprocess.run([prog("ok"), "--quiet"] + args, capture_output=True, text=True, timeout=60)
+        check(r.returncode == 2 and p.returncode == 2 and args[0] in r.stderr and "drv_none" not in r.stderr,
+              f"run {args}: refused by pitot run and by the program: {r.stderr!r} vs {p.stderr!r}")
     return repo
 
 

@@ -49,10 +49,11 @@ Child::Child(const ChildSpec& spec) : spec_(spec) {
   if (spec_.argv.empty()) throw std::runtime_error("no program to run");
   SpawnSpec s;
   s.argv = spec_.argv;
+  const std::string result_fd_prefix = std::string(kResultFdVariable) + "=";
   for (char** e = environ; *e; ++e) {
-    if (std::strncmp(*e, "PITOT_RESULT_FD=", 16) != 0) s.env.emplace_back(*e);
+    if (std::strncmp(*e, result_fd_prefix.c_str(), result_fd_prefix.size()) != 0) s.env.emplace_back(*e);
   }
-  if (spec_.result_channel) s.env.push_back("PITOT_RESULT_FD=" + std::to_string(kResultFd));
+  if (spec_.result_channel) s.env.push_back(result_fd_prefix + std::to_string(kResultFd));
   s.result_pipe = spec_.result_channel;
   s.die_with_parent = true;  // the driver died (even by SIGKILL): take the child with it
   Spawned started = spawn(s);

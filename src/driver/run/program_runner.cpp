@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/bounded_json.hpp"
+#include "core/protocol.hpp"
 #include "core/text.hpp"
 
 namespace pitot::driver::run {
@@ -31,7 +32,7 @@ constexpr std::chrono::milliseconds kWaitStep{100};
 
 std::string explain_end(const ChildEnd& end) {
   std::string s = end.describe();
-  if (end.exited && end.code == 3) s += " (sticky device error)";
+  if (end.exited && end.code == kExitDeviceLost) s += " (sticky device error)";
   return s;
 }
 
@@ -294,7 +295,7 @@ std::string ProgramRunner::interleaved_timeout(const Batch& batch, const Watch& 
 std::string ProgramRunner::end_reason(const Attempt& a) {
   if (a.timed_out) return a.timeout_reason;
   if (!a.protocol_error.empty()) return "broke the result protocol: it " + a.protocol_error;
-  if (a.end.exited && (a.end.code == 0 || a.end.code == 1) && !a.done)
+  if (a.end.exited && (a.end.code == kExitOk || a.end.code == kExitPointsFailed) && !a.done)
     return explain_end(a.end) + " without finishing its report";
   return explain_end(a.end);
 }
@@ -303,14 +304,14 @@ std::string ProgramRunner::end_reason(const Attempt& a) {
 
 // Exit 0 or 1 after "done", nothing broken: a point it left out was never going to come.
 bool ProgramRunner::ended_cleanly(const Attempt& a) {
-  return a.end.exited && (a.end.code == 0 || a.end.code == 1) && a.done && a.protocol_error.empty() && !a.timed_out;
+  return a.end.exited && (a.end.code == kExitOk || a.end.code == kExitPointsFailed) && a.done && a.protocol_error.empty() && !a.timed_out;
 }
 
 // A usage error (exit 2 before the program said anything) repeats on every restart: give up on
 // the batch. Once a point started or was reported, exit 2 came from a benchmark's body: a crash
 // like any other, charged to the point that was running.
 bool ProgramRunner::refused_command_line(const Attempt& a) {
-  return a.end.exited && a.end.code == 2 && !a.timed_out && a.protocol_error.empty() && !a.got_any;
+  return a.end.exited && a.end.code == kExitUsage && !a.timed_out && a.protocol_error.empty() && !a.got_any;
 }
 
 // A program that dies before its first message twice in a row (a crash at start-up) is given up:
@@ -327,7 +328,7 @@ bool ProgramRunner::silent_twice(const Attempt& a) {
 // reported. A sticky device error after a reported point charges nothing: the rest run again.
 void ProgramRunner::charge_running_point(const Attempt& a, const std::vector<int>& left,
                                          const std::vector<int>& started_left, const std::string& detail) {
-  if (a.end.exited && a.end.code == 3 && a.reported > 0 && started_left.empty()) {
+  if (a.end.exited && a.end.code == kExitDeviceLost && a.reported > 0 && started_left.empty()) {
     out_.note(fmt::format("{}: {}; restarting after the last reported point", where_, a.reason));
     return;
   }

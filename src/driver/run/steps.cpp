@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/knobs.hpp"
 #include "core/point_filter.hpp"
 #include "driver/common/child.hpp"
 #include "driver/common/command.hpp"
@@ -223,26 +224,27 @@ void add_program_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o) {
       ->check(CLI::IsMember(progress_names))
       ->default_str("auto");
   cmd->add_option("--interleave", o->interleave, "Points each program samples round-robin at once")
-      ->check(CLI::Range(1, 4096))
+      ->check(CLI::Range(1, kMaxInterleave))
       ->capture_default_str();
   cmd->add_flag("--no-interleave", o->no_interleave, "Run each program's points one after another");
-  // Engine and device knobs go to every program unchanged (see docs/program-cli.md).
-  // Checked here as the programs check them, so a bad value is one message, not one per program.
-  // --timing and --clock are parsed into their enums here, as the programs parse them.
+  // Engine and device knobs go to every program unchanged (see docs/program-cli.md), declared
+  // once with the programs' own (core/knobs.hpp) and checked here as the programs check them, so
+  // a bad value is one message, not one per program. --timing and --clock are parsed into their
+  // enums here, as the programs parse them.
   const char* const passed = "Passed to every program (see its --help)";
-  auto add_knobs = [&](const std::vector<std::pair<const char*, CLI::Validator>>& knobs) {
-    for (const auto& [flag, check] : knobs)
-      cmd->add_option_function<std::string>(
-             flag, [o, flag = flag](const std::string& v) { o->passthrough[flag] = v; },
-             passed)
-          ->check(check);
+  auto add_knobs = [&](bool engine) {
+    for (const Knob& k : knobs())
+      if (k.engine() == engine)
+        cmd->add_option_function<std::string>(
+               k.flag, [o, flag = std::string(k.flag)](const std::string& v) { o->passthrough[flag] = v; }, passed)
+            ->check(cli::knob_check(k.bounds));
   };
-  add_knobs({{"--warmup", cli::non_negative()}, {"--min-samples", CLI::Range(2, 100000000)}, {"--min-time", cli::non_negative()}, {"--max-time", cli::positive()}, {"--max-samples", CLI::Range(1, 100000000)}, {"--ci-target", cli::positive()}, {"--batch-time", cli::positive()}, {"--min-sample-time", cli::non_negative()}, {"--seed", CLI::NonNegativeNumber}});
+  add_knobs(true);
   cli::add_timing_option(
       *cmd, [o](Timing t) { o->timing = t; }, passed);
   cli::add_clock_option(
       *cmd, [o](GpuClock c) { o->clock = c; }, passed);
-  add_knobs({{"--graph-launches", CLI::Range(0, 1000000)}, {"--throttle-ratio", cli::within(0.0, 1.0)}, {"--energy", CLI::Range(0.0, 600.0)}, {"--cool-to", CLI::Range(0.0, 150.0)}, {"--cool-timeout", CLI::Range(0.0, 3600.0)}});
+  add_knobs(false);
 }
 
 void add_database_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o) {
