@@ -5,7 +5,7 @@
 namespace pitot {
 
 // Parses argv (argv[0] names the program), runs the registered benchmarks, writes the outputs,
-// speaks the driver protocol; returns the program's exit code (src/program/options.hpp, ExitCode).
+// speaks the driver protocol; returns the program's exit code (src/core/protocol.hpp, kExit*).
 int program_main(int argc, char** argv);
 
 }  // namespace pitot
