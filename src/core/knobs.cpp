@@ -28,9 +28,9 @@ const std::array<Knob, 14> kKnobs{{
     {"--energy",
      "GPU: after each point, measure joules per call over at least this many seconds of the work back to back (0: "
      "off; points then run one after another, and the card cools back to within 2 C after each phase)",
-     {K::Range, 0.0, 600.0}, &DeviceOptions::energy_seconds},
-    {"--cool-to", "GPU: before each point, wait until the card is at or under this temperature, degrees C (0: no wait)", {K::Range, 0.0, 150.0}, &DeviceOptions::cool_to_c},
-    {"--cool-timeout", "GPU: the longest wait of --cool-to, seconds", {K::Range, 0.0, 3600.0}, &DeviceOptions::cool_timeout_seconds},
+     {K::Within, 0.0, 600.0}, &DeviceOptions::energy_seconds},
+    {"--cool-to", "GPU: before each point, wait until the card is at or under this temperature, degrees C (0: no wait)", {K::Within, 0.0, 150.0}, &DeviceOptions::cool_to_c},
+    {"--cool-timeout", "GPU: the longest wait of --cool-to, seconds", {K::Within, 0.0, 3600.0}, &DeviceOptions::cool_timeout_seconds},
 }};
 
 }  // namespace
