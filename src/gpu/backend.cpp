@@ -74,6 +74,7 @@ nlohmann::json kernel_clock_info(const DeviceSampler& sampler) {
           {"late_records", sampler.matcher().late()},
           {"invalid_records", sampler.matcher().invalid()}};
 }
+
 // Said once per process and problem: a missing counter changes nothing else.
 void say_once(const std::string& line) {
   static std::mutex mutex;
