@@ -277,10 +277,8 @@ PointResult merge_processes(const std::vector<PointResult>& runs) {
       std::vector<double> values;
       for (const auto& r : runs)
         for (const auto& other : r.tracks)
-          if (other.name == t.name && std::isfinite(other.value)) values.push_back(other.value);
-      if (values.empty()) continue;
-      std::sort(values.begin(), values.end());
-      t.value = quantile_sorted(values, 0.5);
+          if (other.name == t.name) values.push_back(other.value);
+      if (const double m = median(values); std::isfinite(m)) t.value = m;
     }
   }
   return merged;

@@ -9,6 +9,13 @@
 
 namespace pitot {
 
+double median(std::vector<double> values) {
+  std::erase_if(values, [](double x) { return !std::isfinite(x); });
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(values.begin(), values.end());
+  return quantile_sorted(values, 0.5);
+}
+
 double quantile_sorted(const std::vector<double>& y, double q) {
   if (y.empty()) throw std::invalid_argument("quantile of an empty sample");
   double z = (static_cast<double>(y.size()) - 1.0) * q;

@@ -16,6 +16,9 @@ struct Stats {
 // Linear-interpolated quantile of sorted data (numpy's default, asv's `quantile`).
 double quantile_sorted(const std::vector<double>& sorted, double q);
 
+// The median of the finite values (quantile_sorted at 0.5), NaN when there is none.
+double median(std::vector<double> values);
+
 // asv's 99% interval of the median: indices into sorted data, or -1 / n for an open end.
 std::pair<double, double> median_ci99_sorted(const std::vector<double>& sorted);
 

@@ -46,12 +46,6 @@ Clock choose_clock(std::optional<Clock> asked, Mode mode, std::string* unavailab
   return Clock::Events;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  return quantile_sorted(v, 0.5);
-}
-
 // The point's "kernel_clock" object (docs/cuda-backend.md, "The kernel clock").
 nlohmann::json kernel_clock_info(const DeviceSampler& sampler) {
   using nlohmann::json;

@@ -31,11 +31,6 @@ std::atomic<std::uint64_t> next_activity_id{1};
 constexpr int kFlushRetries = 20;
 constexpr auto kFlushRetryWait = std::chrono::microseconds(100);
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  return quantile_sorted(v, 0.5);
-}
 }  // namespace
 
 void set_profiling(bool on) { profiling_now = on; }
@@ -249,7 +244,7 @@ void DeviceSampler::warmup(double warmup_seconds, double min_sample_seconds) {
   do {
     spans.push_back(sample().seconds);
   } while (std::chrono::duration<double>(clock::now() - start).count() < warmup_seconds);
-  if (kernel_clock() && !clock_forced_ && kernel_clock::events_see_unmatched_work(median_of(spans), median_of(event_samples_))) {
+  if (kernel_clock() && !clock_forced_ && kernel_clock::events_see_unmatched_work(median(spans), median(event_samples_))) {
     declined_ = "the events around each launch saw more device time than the kernel clock matched to it (work "
                 "queued from another thread, such as autograd's backward, is invisible to the kernel clock): timed "
                 "with events (--clock kernel forces the kernel clock)";

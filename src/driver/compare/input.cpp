@@ -64,14 +64,6 @@ std::vector<double> numbers(const json& list) {
   return as_input_error([&] { return asv_numbers(list); });
 }
 
-// The median of the finite values (core's quantile), NaN when there is none.
-double median_of(std::vector<double> v) {
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
-  if (v.empty()) return kNaN;
-  std::sort(v.begin(), v.end());
-  return quantile_sorted(v, 0.5);
-}
-
 void check_unique_keys(const ResultSet& set) {
   std::set<std::string> seen;
   for (const auto& p : set.points)
@@ -500,10 +492,10 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
         std::map<int, std::vector<double>> by_process;
         for (std::size_t i = 0; i < d.samples.size(); ++i)
           by_process[p["sample_process"][i].get<int>()].push_back(d.samples[i]);
-        for (auto& [process, samples] : by_process) d.process_medians.push_back(median_of(samples));
+        for (auto& [process, samples] : by_process) d.process_medians.push_back(median(samples));
       }
       if (d.process_medians.size() < 2) d.process_medians.clear();
-      d.value = median_of(d.samples);
+      d.value = median(d.samples);
       if (p.contains("stats") && p["stats"].is_object()) {
         const json& s = p["stats"];
         if (s.contains("median")) d.value = json_number(s["median"]);

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "core/stats.hpp"
+
 namespace pitot::driver::compare {
 
 using nlohmann::json;
@@ -169,13 +171,6 @@ std::string state_value(double v, const std::string& kind) {
   return std::isfinite(v) ? fmt::format("{:.0f} {}", v, state_unit(kind)) : "-";
 }
 
-double median_value(std::vector<double> v) {
-  if (v.empty()) return kNaN;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // Throttle reasons that say nothing about the state: the card idling between launches.
 bool benign_reason(const std::string& reason) { return reason == "gpu_idle" || reason == "none"; }
 
@@ -228,8 +223,8 @@ StateCheck check_state(const std::vector<Row>& rows) {
         base.push_back(b);
         head.push_back(h);
       }
-      d.base = median_value(base);
-      d.head = median_value(head);
+      d.base = median(base);
+      d.head = median(head);
       // Temperatures by their difference, clocks and power by their ratio.
       auto distance = [&](const Row* row) {
         const auto [b, h] = readings(*row, kind);
