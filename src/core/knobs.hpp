@@ -22,7 +22,6 @@ struct KnobBounds {
     Positive,     // a finite number above 0 (cli::positive)
     NonNegative,  // a finite number of 0 or more (cli::non_negative)
     Within,       // a finite number from lo to hi (cli::within)
-    Range,        // a number from lo to hi (CLI::Range on doubles)
     Integer,      // a whole number from lo to hi (CLI::Range on ints)
     Seed,         // a whole number from 0 to 2^64-1, in decimal (cli::seed)
   };

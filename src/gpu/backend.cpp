@@ -31,6 +31,16 @@ namespace {
 // set_rotations() applies to the next exec of the same thread (each point runs in its own thread).
 thread_local int pending_rotations = 1;
 
+// Said once per process and problem: a missing counter changes nothing else.
+void say_once(const std::string& line) {
+  static std::mutex mutex;
+  static std::vector<std::string> said;
+  std::lock_guard lock(mutex);
+  if (std::find(said.begin(), said.end(), line) != said.end()) return;
+  said.push_back(line);
+  std::fprintf(stderr, "pitot: %s\n", line.c_str());
+}
+
 // The clock a point is timed with: --clock, else the default of its mode. A kernel clock that
 // cannot run (no CUPTI, a profiler holds it) gives way to events, said once per process. The
 // command line refused --clock kernel outside cold mode (device_settings_problem).
@@ -41,8 +51,7 @@ Clock choose_clock(std::optional<Clock> asked, Mode mode, std::string* unavailab
   const std::string& why = activity_start();
   if (why.empty()) return Clock::Kernel;
   *unavailable = why;
-  static std::once_flag said;
-  std::call_once(said, [&] { std::fprintf(stderr, "pitot: kernel clock unavailable: %s; timing with events\n", why.c_str()); });
+  say_once("kernel clock unavailable: " + why + "; timing with events");
   return Clock::Events;
 }
 
@@ -67,16 +76,6 @@ nlohmann::json kernel_clock_info(const DeviceSampler& sampler) {
           {"unattributed_records", sampler.matcher().unattributed()},
           {"late_records", sampler.matcher().late()},
           {"invalid_records", sampler.matcher().invalid()}};
-}
-
-// Said once per process and problem: a missing counter changes nothing else.
-void say_once(const std::string& line) {
-  static std::mutex mutex;
-  static std::vector<std::string> said;
-  std::lock_guard lock(mutex);
-  if (std::find(said.begin(), said.end(), line) != said.end()) return;
-  said.push_back(line);
-  std::fprintf(stderr, "pitot: %s\n", line.c_str());
 }
 
 // The thermal guard (--cool-to): waits before the point, and says so when it did.

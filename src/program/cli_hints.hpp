@@ -137,7 +137,6 @@ inline CLI::Validator knob_check(const KnobBounds& b) {
     case KnobBounds::Kind::Positive: return positive();
     case KnobBounds::Kind::NonNegative: return non_negative();
     case KnobBounds::Kind::Within: return within(b.lo, b.hi);
-    case KnobBounds::Kind::Range: return CLI::Range(b.lo, b.hi);
     case KnobBounds::Kind::Integer: return CLI::Range(static_cast<int>(b.lo), static_cast<int>(b.hi));
     case KnobBounds::Kind::Seed: return seed();
   }

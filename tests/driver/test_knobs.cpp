@@ -44,7 +44,6 @@ Probe probe(const KnobBounds& b) {
     case Kind::Positive: return {{"0.05", "2"}, {"0", "-0.001", "nan", "inf", "x"}};
     case Kind::NonNegative: return {{"0", "0.5"}, {"-0.001", "nan", "inf", "x"}};
     case Kind::Within: return {{number(b.lo), number(b.hi)}, {number(b.lo - 0.001), number(b.hi + 0.001), "nan", "x"}};
-    case Kind::Range: return {{number(b.lo), number(b.hi)}, {number(b.lo - 0.001), number(b.hi + 0.001), "inf", "x"}};
     case Kind::Integer: return {{whole(b.lo), whole(b.hi)}, {whole(b.lo - 1), whole(b.hi + 1), whole(b.lo) + ".5", "x"}};
     case Kind::Seed:
       return {{"0", "7", "18446744073709551615"}, {"-1", "18446744073709551616", "1.5", "1e3", "0x10", "x"}};

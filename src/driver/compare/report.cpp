@@ -163,9 +163,7 @@ std::vector<Section> sections(const Report& r) {
 }
 
 // A reading's unit for people, by kind.
-const char* state_unit(const std::string& kind) {
-  return kind == "sm_clock" ? "MHz" : kind == "temperature" ? "°C" : "W";
-}
+const char* state_unit(const std::string& kind) { return kind == "sm_clock" ? "MHz" : "°C"; }
 
 std::string state_value(double v, const std::string& kind) {
   return std::isfinite(v) ? fmt::format("{:.0f} {}", v, state_unit(kind)) : "-";
@@ -182,12 +180,11 @@ std::vector<std::string> significant_reasons(const CardState& card) {
   return out;
 }
 
-// Each side's reading of one kind.
+// Each side's reading of one judged kind (sm_clock or temperature).
 std::pair<double, double> readings(const Row& row, const std::string& kind) {
   const CardState &b = row.base.card, &h = row.head.card;
   if (kind == "sm_clock") return {b.sm_clock_mhz, h.sm_clock_mhz};
-  if (kind == "temperature") return {b.temperature_c, h.temperature_c};
-  return {b.power_watts, h.power_watts};
+  return {b.temperature_c, h.temperature_c};
 }
 
 StateCheck check_state(const std::vector<Row>& rows) {
@@ -199,7 +196,7 @@ StateCheck check_state(const std::vector<Row>& rows) {
     if (!row.state_differs.empty()) ++check.differing;
     for (const auto& kind : row.state_differs) by_kind[kind].push_back(&row);
   }
-  for (const std::string kind : {"sm_clock", "temperature", "power", "throttle"}) {
+  for (const std::string kind : {"sm_clock", "temperature", "throttle"}) {
     auto it = by_kind.find(kind);
     if (it == by_kind.end()) continue;
     StateDifference d;
@@ -225,7 +222,7 @@ StateCheck check_state(const std::vector<Row>& rows) {
       }
       d.base = median(base);
       d.head = median(head);
-      // Temperatures by their difference, clocks and power by their ratio.
+      // Temperatures by their difference, clocks by their ratio.
       auto distance = [&](const Row* row) {
         const auto [b, h] = readings(*row, kind);
         return kind == "temperature" ? std::abs(h - b) : std::abs(std::log(h / b));
