@@ -10,6 +10,8 @@ that sets `benchmark_name`. The program is its module, so its asv key is <module
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import copy
 import hashlib
 import inspect
@@ -18,8 +20,10 @@ import math
 import os
 import pickle
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from collections import Counter
@@ -237,34 +241,63 @@ class SkipPoint(Exception):
     """Raised inside a point to skip it with a reason (asv shows it n/a)."""
 
 
-_caches: dict = {}  # setup_cache key -> pickled value (or the exception it raised)
+_caches: dict = {}  # setup_cache key -> (pickled value or the exception it raised, its folder)
 
 
-def _cache_value(b):
-    """setup_cache's value for this point: made once per process and key, then unpickled for each
-    point, as asv hands each benchmark its own copy of the pickle."""
+@contextlib.contextmanager
+def _cwd(folder):
+    """Runs the block in `folder` (None: where it is), then goes back."""
+    if folder is None:
+        yield
+        return
+    back = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(back)
+
+
+def _in(folder, fn):
+    """fn, called in `folder`."""
+    def call():
+        with _cwd(folder):
+            return fn()
+    return call
+
+
+def _cache_of(b):
+    """setup_cache's (pickled value, folder): made once per process and key in a new empty folder
+    of its own (removed at exit), as asv runs each setup_cache in a temporary directory that is
+    then the working directory of the benchmarks using it (files it writes are theirs to read)."""
     key = b.cache_key
     if key not in _caches:
+        folder = tempfile.mkdtemp(prefix="pitot-setup-cache-")
+        atexit.register(shutil.rmtree, folder, True)
         try:
-            # asv_runner 0.3 runs parameter-free module setup hooks before setup_cache.
-            for setup in b.setups:
-                if not inspect.ismethod(setup) and _takes_no_arguments(setup):
-                    setup()
-            _caches[key] = pickle.dumps(b.setup_cache(), protocol=pickle.HIGHEST_PROTOCOL)
+            with _cwd(folder):
+                # asv_runner 0.3 runs parameter-free module setup hooks before setup_cache.
+                for setup in b.setups:
+                    if not inspect.ismethod(setup) and _takes_no_arguments(setup):
+                        setup()
+                value = pickle.dumps(b.setup_cache(), protocol=pickle.HIGHEST_PROTOCOL)
         except BaseException as e:  # every point of this cache fails with it
-            _caches[key] = e
-    value = _caches[key]
-    if isinstance(value, BaseException):
-        raise value
-    return pickle.loads(value)
+            value = e
+        _caches[key] = (value, folder)
+    return _caches[key]
 
 
 def _with_cache(b, params):
-    """The arguments of setup, the benchmark and teardown: setup_cache's value first, if any."""
+    """(the arguments of setup, the benchmark and teardown: setup_cache's value first, if any;
+    the folder they run in: setup_cache's, or None). asv hands each benchmark its own copy of the
+    pickle, so each point unpickles one."""
     if b.setup_cache is None:
-        return tuple(params)
-    cache = _cache_value(b)
-    return tuple(params) if cache is None else (cache,) + tuple(params)  # asv: None is no argument
+        return tuple(params), None
+    value, folder = _cache_of(b)
+    if isinstance(value, BaseException):
+        raise value
+    cache = pickle.loads(value)
+    return (tuple(params) if cache is None else (cache,) + tuple(params)), folder  # asv: None is no argument
 
 
 def _takes_no_arguments(fn):
@@ -282,18 +315,22 @@ def _is_skip(e):
 
 def run_point(b, state, params):
     """One point of `b` with the objects `params`, as asv's runner does it: setup (skipped on
-    NotImplementedError), the measurement of its kind, teardown (also after a skip)."""
+    NotImplementedError), the measurement of its kind, teardown (also after a skip). With a
+    setup_cache, the setups, teardowns and the calls of every kind but time_ run in setup_cache's
+    folder; time_ calls run where the program runs (points interleave in one process, so the
+    folder would be another point's, and a chdir around each timed call would be timed)."""
     if tuple(params) in b.skip_tuples:
         state.skip("skip_params")
         return
     func, sources = b.parts()
     setups = all_attrs_any_case(sources, "setup")[::-1]
     teardowns = all_attrs_any_case(sources, "teardown")
-    args = _with_cache(b, params)
+    args, folder = _with_cache(b, params)
     skipped = None
     try:
-        for setup in setups:
-            setup(*args)
+        with _cwd(folder):
+            for setup in setups:
+                setup(*args)
     except NotImplementedError as e:
         skipped = f"setup raised NotImplementedError{': ' + str(e) if str(e) else ''}"
     try:
@@ -301,7 +338,7 @@ def run_point(b, state, params):
             state.skip(skipped)
             return
         try:
-            _measure(b, state, func, sources, args)
+            _measure(b, state, func, sources, args, folder)
         except SkipPoint as e:
             state.skip(str(e))
         except Exception as e:
@@ -309,21 +346,22 @@ def run_point(b, state, params):
                 raise
             state.skip(f"SkipNotImplemented{': ' + str(e) if str(e) else ''}")
     finally:
-        for teardown in teardowns:
-            teardown(*args)
+        with _cwd(folder):
+            for teardown in teardowns:
+                teardown(*args)
 
 
-def _measure(b, state, func, sources, args):
+def _measure(b, state, func, sources, args, folder=None):
     if b.kind == "time":
         _time(b, state, func, sources, args)
     elif b.kind == "timeraw":
-        _timeraw(state, func, sources, args)
+        _timeraw(state, _in(folder, lambda: func(*args)), sources, folder)
     elif b.kind == "track":
-        state.exec_value(lambda: _number(b, func(*args)))
+        state.exec_value(_in(folder, lambda: _number(b, func(*args))))
     elif b.kind == "mem":
-        state.exec_value(lambda: _asizeof_of(func(*args)))
+        state.exec_value(_in(folder, lambda: _asizeof_of(func(*args))))
     else:  # peakmem
-        state.exec_value(lambda: _peakmem_in_child(b, args))
+        state.exec_value(lambda: _peakmem_in_child(b, args, folder))
 
 
 def _number(b, value):
@@ -395,21 +433,21 @@ _TIMERAW = textwrap.dedent('''
 ''').strip()
 
 
-def _timeraw(state, func, sources, args):
-    """timeraw_*: the function returns code (or (code, setup)); each sample times it in a fresh
-    interpreter, `number` times (default 1), as asv does."""
+def _timeraw(state, code_of, sources, folder=None):
+    """timeraw_*: the function (code_of() calls it) returns code (or (code, setup)); each sample
+    times it in a fresh interpreter (started in `folder`), `number` times (default 1), as asv does."""
     knobs = _timing_knobs(sources)
     number = knobs["number"] or 1
     env = dict(os.environ)
     env.update({str(k): str(v) for k, v in (first_attr(sources, "env") or {}).items()})
 
     def one_sample():
-        stmt = func(*args)
+        stmt = code_of()
         stmt, setup = stmt if isinstance(stmt, tuple) else (stmt, "")
         code = _TIMERAW.format(stmt=textwrap.dedent(stmt).replace('"""', r'\"\"\"'),
                                setup=textwrap.dedent(setup).replace('"""', r'\"\"\"'), number=number)
         p = subprocess.run([sys.executable, "-c", "import sys; exec(sys.stdin.read())"], input=code,
-                           capture_output=True, text=True, env=env)
+                           capture_output=True, text=True, env=env, cwd=folder)
         if p.returncode != 0:
             raise RuntimeError(f"the timed process failed: {p.stderr.strip()}")
         return float(p.stdout.strip()) / number
@@ -426,13 +464,14 @@ def _asizeof_of(obj):
     return float(asizeof([obj, copy.copy(obj)]) - asizeof([obj, obj]))
 
 
-def _peakmem_in_child(b, args):
-    """peakmem_*: the peak resident memory of a fresh process that imports the module, sets the
-    point up and runs the function, as asv runs every benchmark in its own process."""
+def _peakmem_in_child(b, args, folder=None):
+    """peakmem_*: the peak resident memory of a fresh process (started in `folder`) that imports
+    the module, sets the point up and runs the function, as asv runs every benchmark in its own
+    process."""
     spec = {"module": b.module.__name__, "file": getattr(b.module, "__file__", None),
             "path": [p for p in sys.path if p], "name": b.name, "args": pickle.dumps(args).hex()}
     p = subprocess.run([sys.executable, "-c", "import pitot._asv as a; a.peakmem_child()"],
-                       input=repr(spec), capture_output=True, text=True)
+                       input=repr(spec), capture_output=True, text=True, cwd=folder)
     if p.returncode != 0:
         raise RuntimeError(f"the peakmem process failed: {p.stderr.strip()[-2000:]}")
     return float(p.stdout.strip().splitlines()[-1])

@@ -30,3 +30,6 @@ PITOT_DRIVER=$driver PITOT_ASV_CHECK=$root/scripts/asv-check PITOT_ASV_PYTHON=$p
   "$venv/bin/python" "$root/tests/python/test_python.py"
 # An asv suite under pitot and the real asv (installs asv 0.6.6 into the venv; about 15 s).
 PITOT_DRIVER=$driver "$venv/bin/python" "$root/tests/python/test_asv_suite.py"
+# A real third-party suite (asv's own test benchmarks, tests/python/third_party/asv): the real asv
+# records one commit, pitot run the next, asv publish draws one line per benchmark (about 25 s).
+PITOT_DRIVER=$driver "$venv/bin/python" "$root/tests/python/test_third_party_asv.py"

@@ -1,0 +1,2 @@
+def shared_function():
+    return 42
