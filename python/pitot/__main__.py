@@ -57,6 +57,9 @@ def import_file(path: str, root, name):
     """Imports `path` as `name` (its package's parent on sys.path), or as a top-level module."""
     if name is not None:
         sys.path.insert(0, os.path.dirname(root))
+        # A folder of plain files (a suite of pitot programs, not an asv package) imports its
+        # siblings by their own names (`import shapes`), as when the file is given by name.
+        sys.path.append(os.path.dirname(path))
         return importlib.import_module(name)
     sys.path.insert(0, os.path.dirname(path))
     stem = os.path.splitext(os.path.basename(path))[0]

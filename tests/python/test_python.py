@@ -213,6 +213,13 @@ class ExampleSuite(unittest.TestCase):
         self.assertEqual(counts["bench_torch_gemm.py"], 2 * 4 * 2 * 4 * 2 * 2)
         self.assertEqual(counts["bench_torch_copy.py"], 6)
 
+        # The folder as one input: its files import their siblings (`import shapes`), as they do
+        # when named one by one (on the H200 `pitot list benchmarks/python` failed on that).
+        p = run([os.environ["PITOT_DRIVER"], "list", folder, "--json"], env=dict(os.environ, PITOT_PYTHON=sys.executable),
+                check_rc=0)
+        listed = json.loads(p.stdout)
+        self.assertEqual(sum(len(prog["points"]) for prog in listed["programs"]), sum(counts.values()), p.stdout[:2000])
+
 
 class Driver(unittest.TestCase):
     """`pitot run` on a Python file, next to the asv database the real asv reads."""
