@@ -2,10 +2,12 @@
 """Runs the example workflow's `bench` job as GitHub would, on this machine, for a push to main and
 then for a pull request: a stand-in runner (no GitHub, no GPU) for the CPU build in CI.
 
-usage: run_workflow.py WORKFLOW PITOT_PREFIX
+usage: run_workflow.py WORKFLOW PITOT_PREFIX [--cuda]
 
 A scratch project (the README's my_bench.cpp, built against the pitot installed at PITOT_PREFIX,
-`pitot init --dir .bench`) gets two commits. The stand-in runner evaluates each step's `if:`,
+`pitot init --dir .bench`) gets two commits. With --cuda (on a CUDA machine, by hand: the H200
+run is in docs/results/ab-h200.md) the project is the README's my_copy.cu instead, so the
+database holds a GPU suite's two environments (kernel clock and events). The stand-in runner evaluates each step's `if:`,
 expands `${{ ... }}`, runs `run:` steps with bash as GitHub does (-e, pipefail), keeps
 GITHUB_OUTPUT per step and treats `uses:` steps as GitHub would for what follows: checkout is the
 scratch repository itself, upload-artifact copies its path (and fails on a missing one).
@@ -24,6 +26,9 @@ import tempfile
 import yaml
 
 WORKFLOW, PREFIX = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+CUDA = sys.argv[3:] == ["--cuda"]
+if len(sys.argv) not in (3, 4) or (len(sys.argv) == 4 and not CUDA):
+    sys.exit("usage: run_workflow.py WORKFLOW PITOT_PREFIX [--cuda]")
 failures = []
 
 
@@ -134,6 +139,19 @@ def make_project(root):
     repo = os.path.join(root, "project")
     os.makedirs(repo)
     git(repo, "init", "-q", "-b", "main")
+    if CUDA:
+        write_cuda_project(repo)
+    else:
+        write_cpu_project(repo)
+    r = subprocess.run([os.path.join(PREFIX, "bin", "pitot"), "init", "--dir", ".bench", "--branch", "main"],
+                       cwd=repo, capture_output=True, text=True)
+    check(r.returncode == 0, f"pitot init --dir .bench exits 0 ({r.stderr})")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    return repo
+
+
+def write_cpu_project(repo):
     with open(os.path.join(repo, "bench.cpp"), "w") as f:
         f.write("""#include <pitot/pitot.hpp>
 #include <cstdint>
@@ -150,12 +168,17 @@ PITOT_BENCHMARK(sum_ints).axis("n", {1000, 100000});
     with open(os.path.join(repo, "CMakeLists.txt"), "w") as f:
         f.write("cmake_minimum_required(VERSION 3.25)\nproject(p LANGUAGES CXX)\n"
                 "find_package(pitot REQUIRED)\npitot_add_benchmark(bench bench.cpp)\n")
-    r = subprocess.run([os.path.join(PREFIX, "bin", "pitot"), "init", "--dir", ".bench", "--branch", "main"],
-                       cwd=repo, capture_output=True, text=True)
-    check(r.returncode == 0, f"pitot init --dir .bench exits 0 ({r.stderr})")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "base")
-    return repo
+
+
+def write_cuda_project(repo):
+    """The README's GPU example (gpu/my_copy.cu and its CMakeLists.txt), taken from the README."""
+    readme = open(os.path.join(os.path.dirname(WORKFLOW), "..", "..", "README.md")).read()
+    for name in ("my_copy.cu", "CMakeLists.txt"):
+        m = re.search(r"<!-- file: gpu/" + re.escape(name) + r" in [^>]*-->\n```\w*\n(.*?)```", readme, re.S)
+        if not m:
+            sys.exit(f"run_workflow.py: the README has no gpu/{name} block")
+        with open(os.path.join(repo, name), "w") as f:
+            f.write(m.group(1))
 
 
 def main():
@@ -164,7 +187,9 @@ def main():
     job = wf["jobs"]["bench"]
     root = tempfile.mkdtemp(prefix="pitot-workflow-")
     repo = make_project(root)
-    extra = {"PITOT": os.path.join(PREFIX, "bin", "pitot"), "CMAKE_PREFIX_PATH": PREFIX,
+    # The installed pitot first; a CMAKE_PREFIX_PATH already set (its dependencies) stays after it.
+    prefix_path = os.pathsep.join(p for p in (PREFIX, os.environ.get("CMAKE_PREFIX_PATH", "")) if p)
+    extra = {"PITOT": os.path.join(PREFIX, "bin", "pitot"), "CMAKE_PREFIX_PATH": prefix_path,
              "PITOT_ASV_HELPER": "true"}
     matrix = {"gpu": job["strategy"]["matrix"]["gpu"][0]}
 
