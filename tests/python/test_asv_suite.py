@@ -307,6 +307,56 @@ class ReturnedSeconds(unittest.TestCase):
         self.assertEqual(doc["program"], "bench_returns_seconds")
         self.assertEqual([b["name"] for b in doc["benchmarks"]], ["BenchClocked.time_forward"])
 
+    def test_device_timing_skips_the_methods_waits(self):
+        """Opted in to the device clock, a self-timed method's waits on its events return at once
+        while pitot times it (so its launches queue behind pitot's blocker), and only then."""
+        import types
+        from pitot import _asv
+
+        calls = []
+
+        class EventBase:
+            def query(self):
+                calls.append("query")
+                return False
+
+        class Event(EventBase):  # torch.cuda.Event: synchronize and elapsed_time of its own
+            def synchronize(self):
+                calls.append("synchronize")
+
+            def elapsed_time(self, end):
+                calls.append("elapsed_time")
+                return 7.0
+
+        def synchronize(device=None):
+            calls.append("cuda.synchronize")
+
+        torch = types.ModuleType("torch")
+        torch.cuda = types.SimpleNamespace(Event=Event, synchronize=synchronize, Stream=int)  # no Stream.synchronize: left alone
+        saved = sys.modules.get("torch")
+        sys.modules["torch"] = torch
+        try:
+            def self_timed():
+                start, end = Event(), Event()
+                torch.cuda.synchronize()
+                end.synchronize()
+                return start.elapsed_time(end), end.query()
+
+            self.assertEqual(self_timed(), (7.0, False))
+            self.assertEqual(calls, ["cuda.synchronize", "synchronize", "elapsed_time", "query"])
+            calls.clear()
+            with _asv.host_waits_skipped():
+                self.assertEqual(self_timed(), (0.0, True))
+            self.assertEqual(calls, [])
+            self.assertEqual(self_timed(), (7.0, False))  # restored, the inherited query too
+            self.assertNotIn("query", Event.__dict__)
+            self.assertEqual(calls, ["cuda.synchronize", "synchronize", "elapsed_time", "query"])
+        finally:
+            if saved is None:
+                del sys.modules["torch"]
+            else:
+                sys.modules["torch"] = saved
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
