@@ -4,6 +4,7 @@
 # PITOT_SPIN_SCALE, a kernel whose length is a parameter), beside two `pitot run --processes 3`
 # sides for the wall time. Usage: lab/ab-h200.sh BIN_DIR OUT_DIR
 # BIN_DIR holds pitot and the programs (bench_copy, bench_norm, bench_cast, bench_spin, ...).
+# Knobs: AB_FILTER, RUN3=0, AA_PAIRS, SPIN_PAIRS, AB_BUDGET (s), AB_MAX_PROCESSES (12), SUMMARY_COPY.
 set -uo pipefail
 bin=$(cd "${1:?usage: ab-h200.sh BIN_DIR OUT_DIR}" && pwd)
 out=${2:?}
@@ -38,7 +39,7 @@ timed compare3 "$pitot" compare run3-base.json run3-head.json --threshold 1% --j
 fi
 for i in $(seq 1 "${AA_PAIRS:-2}"); do
   timed "aa-$i" "$pitot" ab "$suite" "$suite" --filter "$filter" --threshold 1% --progress none --json --json-dir "aa-$i" \
-    --budget "${AB_BUDGET:-0}"
+    --budget "${AB_BUDGET:-0}" --max-processes "${AB_MAX_PROCESSES:-12}"
 done
 for i in $(seq 1 "${SPIN_PAIRS:-1}"); do
   for scale in 1.02 1.05; do
