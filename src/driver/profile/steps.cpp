@@ -18,7 +18,7 @@
 #include "driver/common/errors.hpp"
 #include "driver/common/files.hpp"
 #include "driver/profile/noise.hpp"
-#include "output/machine.hpp"
+#include "host/machine.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
