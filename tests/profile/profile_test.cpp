@@ -459,6 +459,20 @@ TEST(ProfilePackage, WritesAZipWithinTheEstimate) {
   fs::remove_all(d);
 }
 
+TEST(ProfilePackage, TheFinishedZipIsPutInPlaceOrRemoved) {
+  // libzip writes the temporary file; output/atomic_file's commit_file syncs and renames it.
+  fs::path d = temp_dir("commit");
+  fs::create_directories(d / "taken" / "inside");
+  std::ofstream(d / "z.tmp") << "zip";
+  EXPECT_THROW(pitot::commit_file(d / "z.tmp", d / "taken"), pitot::FileError);  // a folder stands there
+  EXPECT_FALSE(fs::exists(d / "z.tmp"));
+  std::ofstream(d / "z.tmp") << "zip";
+  pitot::commit_file(d / "z.tmp", d / "z.zip");
+  EXPECT_FALSE(fs::exists(d / "z.tmp"));
+  EXPECT_EQ(fs::file_size(d / "z.zip"), 3u);
+  fs::remove_all(d);
+}
+
 TEST(ProfileSummary, SplitsQuotedCsv) {
   EXPECT_EQ(split_csv_line(R"("a","b, c",d,"e ""q""")"), (std::vector<std::string>{"a", "b, c", "d", "e \"q\""}));
   EXPECT_EQ(split_csv_line(""), (std::vector<std::string>{""}));
