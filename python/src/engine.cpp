@@ -25,7 +25,7 @@
 #include <pitot/cuda.hpp>  // registers the CUDA backend when the module loads
 #endif
 
-#include "output/machine.hpp"
+#include "host/machine.hpp"
 #include "program/main.hpp"
 #include "program/replicate.hpp"
 
@@ -290,7 +290,7 @@ void register_benchmark(const std::string& name, nb::callable fn, const std::vec
 }
 
 // `requirements`: the build this program reports for asv (the interpreter, its version, the GPU
-// backend its benchmarks use), in place of the module's compiler and defines (output/machine.hpp).
+// backend its benchmarks use), in place of the module's compiler and defines (host/machine.hpp).
 int run_main(std::vector<std::string> args, std::vector<std::string> self_command,
              std::map<std::string, std::string> requirements) {
   pitot::program::self_command() = std::move(self_command);

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <string>
 
-#include "output/machine.hpp"
+#include "host/machine.hpp"
 
 namespace pitot::cuda {
 

@@ -7,7 +7,7 @@
 
 #include <pitot/benchmark.hpp>
 
-#include "output/machine.hpp"
+#include "host/machine.hpp"
 
 namespace pitot::hip {
 

@@ -20,7 +20,7 @@
 #include "core/stats.hpp"
 #include "core/text.hpp"
 #include "output/atomic_file.hpp"
-#include "output/machine.hpp"
+#include "host/machine.hpp"
 
 namespace pitot {
 
@@ -459,7 +459,7 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   bench_doc["version"] = kAsvBenchmarksVersion;
 
   // Results params: machine facts and requirements, one graph line per distinct set (§5).
-  // python_version only names the env (output/machine.hpp), and asv writes the interpreter as
+  // python_version only names the env (host/machine.hpp), and asv writes the interpreter as
   // `python` beside the requirements, not among them.
   std::map<std::string, std::string> params = facts, requirements = run.requirements;
   requirements.erase("python_version");

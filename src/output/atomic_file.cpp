@@ -145,4 +145,21 @@ void replace_file(const fs::path& path, const std::string& text) {
   replace_files({{path, text}});
 }
 
+void commit_file(const fs::path& temp, const fs::path& path) {
+  const auto fail = [&](const std::string& what, int err) {
+    ::unlink(temp.c_str());
+    throw FileError(what + ": " + std::strerror(err));
+  };
+  const int fd = ::open(temp.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail("cannot open " + temp.string(), errno);
+  if (::fsync(fd) != 0) {
+    const int err = errno;
+    ::close(fd);
+    fail("cannot write " + temp.string(), err);
+  }
+  ::close(fd);
+  if (::rename(temp.c_str(), path.c_str()) != 0) fail("cannot replace " + path.string(), errno);
+  fsync_dir(path.parent_path().empty() ? fs::path(".") : path.parent_path());
+}
+
 }  // namespace pitot

@@ -39,4 +39,9 @@ void replace_files(const std::vector<std::pair<std::filesystem::path, std::strin
 // One file; its folder is created when missing.
 void replace_file(const std::filesystem::path& path, const std::string& text);
 
+// A temporary file that a library wrote whole (pitot profile's zip, by libzip) put in place the
+// same way: fsync it, rename it over `path`, fsync the folder. Throws FileError, and then removes
+// the temporary file.
+void commit_file(const std::filesystem::path& temp, const std::filesystem::path& path);
+
 }  // namespace pitot

@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <regex>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -20,9 +20,10 @@
 #include "core/point_filter.hpp"
 #include "core/protocol.hpp"
 #include "core/text.hpp"
+#include "host/machine.hpp"
 #include "output/asv.hpp"
+#include "output/atomic_file.hpp"
 #include "output/console.hpp"
-#include "output/machine.hpp"
 #include "program/main.hpp"
 #include "program/options.hpp"
 #include "program/replicate.hpp"
@@ -172,20 +173,18 @@ void print_list(std::ostream& out, const std::string& program, const std::vector
   for (const auto& p : points) out << fmt::format("  {:>4}  {}\n", p.id, p.name);
 }
 
-// Writes text to a path, or stdout for "-"; the file is replaced only once fully written.
+// Writes text to a path, or stdout for "-"; the file is replaced only once fully written and
+// synced (output/atomic_file.hpp). A missing folder is an error, not created.
 void write_output(const std::string& path, const std::string& text) {
   if (path == "-") {
     std::cout << text;
     return;
   }
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    if (!f) throw UsageError("cannot write " + path);
-    f << text;
-    if (!f.flush()) throw UsageError("cannot write " + path);
+  try {
+    replace_files({{path, text}});
+  } catch (const FileError& e) {
+    throw UsageError("cannot write " + path + ": " + e.what());
   }
-  std::filesystem::rename(tmp, path);
 }
 
 json config_json(const RunConfig& r, const DeviceOptions& d) {

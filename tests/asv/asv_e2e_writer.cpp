@@ -8,8 +8,8 @@
 #include <string>
 
 #include "asv_test_util.hpp"
+#include "host/machine.hpp"
 #include "output/asv.hpp"
-#include "output/machine.hpp"
 
 using namespace pitot;
 using namespace pitot::testing;

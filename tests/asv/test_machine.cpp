@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "core/settings.hpp"
-#include "output/machine.hpp"
+#include "host/machine.hpp"
 
 namespace fs = std::filesystem;
 using namespace pitot;

@@ -2,7 +2,7 @@
 // rows a CUDA run adds that are no points of their own (issue 21 (g)): the kernel clock's
 // kernel_busy_seconds tracks, the state tracks, and the points a kernel-clock env leaves NaN in the
 // events env and the other way round. The databases are written by pitot's own asv writer, split
-// by clock as `pitot run` splits them (output/machine.hpp, split_by_clock).
+// by clock as `pitot run` splits them (host/machine.hpp, split_by_clock).
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -19,8 +19,8 @@
 #include "driver/compare/input.hpp"
 #include "driver/compare/report.hpp"
 #include "driver/compare/run.hpp"
+#include "host/machine.hpp"
 #include "output/asv.hpp"
-#include "output/machine.hpp"
 #include "temp_dir.hpp"
 
 namespace pc = pitot::driver::compare;

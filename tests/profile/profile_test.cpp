@@ -14,10 +14,11 @@
 #include <nlohmann/json.hpp>
 
 #include "driver/common/files.hpp"
+#include "driver/common/manifest.hpp"
+#include "driver/common/process.hpp"
 #include "driver/profile/noise.hpp"
 #include "driver/profile/options.hpp"
 #include "driver/profile/package.hpp"
-#include "driver/profile/process.hpp"
 #include "driver/profile/profiler.hpp"
 #include "driver/profile/steps.hpp"
 #include "driver/profile/summary.hpp"
@@ -25,8 +26,14 @@
 
 namespace fs = std::filesystem;
 using namespace pitot::driver::profile;
+using pitot::driver::find_program;
+using pitot::driver::ProgramRef;
+using pitot::driver::run_captured;
 
 namespace {
+
+// A program found at `path` (an executable: no interpreter).
+ProgramRef ref(const std::string& path) { return {fs::path(path).filename().string(), path, {}}; }
 
 fs::path temp_dir(const std::string& name) {
   fs::path d = fs::temp_directory_path() / ("pitot-profile-test-" + name + "-" + std::to_string(getpid()));
@@ -77,7 +84,7 @@ TEST(ProfileTools, NcuCommandCapturesByRangeWithChosenSetAndClocks) {
   o.filter = "gemm.*M=4096";
   o.tool_args = {"--cache-control=none"};
   Layout layout{"/w"};
-  auto prog = program_command(o, "/b/bench_gemm", layout);
+  auto prog = program_command(o, ref("/b/bench_gemm"), layout);
   auto c = tool("ncu").command(o, "/t/ncu", prog, layout);
   EXPECT_EQ(c.argv.front(), "/t/ncu");
   EXPECT_EQ(after(c.argv, "--nvtx-include"), "regex:pitot:.*/");
@@ -104,18 +111,18 @@ TEST(ProfileTools, CommandsAreBuiltFreshEachTime) {
   Options o;
   o.tool_args = {"--extra"};
   Layout layout{"/w"};
-  auto prog = program_command(o, "/b/p", layout);
+  auto prog = program_command(o, ref("/b/p"), layout);
   auto first = tool("rocprofv3").command(o, "/t/rocprofv3", prog, layout);
   auto second = tool("rocprofv3").command(o, "/t/rocprofv3", prog, layout);
   EXPECT_EQ(first.argv, second.argv);
   EXPECT_EQ(std::count(second.argv.begin(), second.argv.end(), "--extra"), 1);
-  EXPECT_EQ(program_command(o, "/b/p", layout), prog);
+  EXPECT_EQ(program_command(o, ref("/b/p"), layout), prog);
 }
 
 TEST(ProfileTools, RocprofCommandHasTracesFormatsAndNoHsaUnlessAsked) {
   Options o;
   Layout layout{"/w"};
-  auto c = tool("rocprofv3").command(o, "/t/rocprofv3", program_command(o, "/b/p", layout), layout);
+  auto c = tool("rocprofv3").command(o, "/t/rocprofv3", program_command(o, ref("/b/p"), layout), layout);
   for (const char* flag : {"--kernel-trace", "--hip-trace", "--marker-trace", "--memory-copy-trace", "--scratch-memory-trace"})
     EXPECT_TRUE(contains(c.argv, flag)) << flag;
   EXPECT_FALSE(contains(c.argv, "--hsa-trace"));
@@ -127,7 +134,7 @@ TEST(ProfileTools, RocprofCommandHasTracesFormatsAndNoHsaUnlessAsked) {
   EXPECT_TRUE(c.cwd.empty());
   o.hsa_trace = true;
   o.code_objects = true;
-  c = tool("rocprofv3").command(o, "/t/rocprofv3", program_command(o, "/b/p", layout), layout);
+  c = tool("rocprofv3").command(o, "/t/rocprofv3", program_command(o, ref("/b/p"), layout), layout);
   EXPECT_TRUE(contains(c.argv, "--hsa-trace"));
   EXPECT_EQ(c.cwd, fs::path("/w/code-objects"));
   ASSERT_EQ(c.env.size(), 1u);
@@ -137,7 +144,7 @@ TEST(ProfileTools, RocprofCommandHasTracesFormatsAndNoHsaUnlessAsked) {
 TEST(ProfileTools, CuptiRunsTheProgramItselfWithTheInjection) {
   Options o;
   Layout layout{"/w"};
-  auto prog = program_command(o, "/b/p", layout);
+  auto prog = program_command(o, ref("/b/p"), layout);
   auto c = tool("cupti").command(o, "/lib/libpitot_cupti.so", prog, layout);
   EXPECT_EQ(c.argv, prog);
   std::map<std::string, std::string> env(c.env.begin(), c.env.end());
@@ -149,7 +156,7 @@ TEST(ProfileTools, CuptiRunsTheProgramItselfWithTheInjection) {
 TEST(ProfileTools, NsysCapturesFromTheProfilerApi) {
   Options o;
   Layout layout{"/w"};
-  auto c = tool("nsys").command(o, "/t/nsys", program_command(o, "/b/p", layout), layout);
+  auto c = tool("nsys").command(o, "/t/nsys", program_command(o, ref("/b/p"), layout), layout);
   EXPECT_EQ(c.argv[1], "profile");
   EXPECT_EQ(after(c.argv, "--capture-range"), "cudaProfilerApi");
   EXPECT_EQ(after(c.argv, "--trace"), "cuda,nvtx,osrt");
@@ -224,7 +231,7 @@ std::vector<std::string> artifact_names(const std::vector<Artifact>& list) {
 TEST(ProfilePlugins, EveryToolRunsTheSameProgramWithItsOptionsBeforeIt) {
   const Options o = every_option();
   const Layout layout{"/w"};
-  const auto prog = program_command(o, "/b/bench", layout);
+  const auto prog = program_command(o, ref("/b/bench"), layout);
   for (const Profiler* p : profilers()) {
     SCOPED_TRACE(p->name());
     const auto c = p->command(o, "/t/" + p->name(), prog, layout);
@@ -259,7 +266,7 @@ TEST(ProfilePlugins, CollectFindsWhatTheCommandToldTheToolToWrite) {
     SCOPED_TRACE(p->name());
     o.keep_dir = (root / p->name()).string();
     const Layout layout = prepare_folders(o, *p, root / "out.zip");
-    const auto c = p->command(o, "/t/" + p->name(), program_command(o, "/b/bench", layout), layout);
+    const auto c = p->command(o, "/t/" + p->name(), program_command(o, ref("/b/bench"), layout), layout);
     pretend_tool_ran(*p, c, layout);
     const auto followups = p->followups("/t/" + p->name(), layout);
     pretend_followups_ran(followups);
@@ -452,6 +459,20 @@ TEST(ProfilePackage, WritesAZipWithinTheEstimate) {
   fs::remove_all(d);
 }
 
+TEST(ProfilePackage, TheFinishedZipIsPutInPlaceOrRemoved) {
+  // libzip writes the temporary file; output/atomic_file's commit_file syncs and renames it.
+  fs::path d = temp_dir("commit");
+  fs::create_directories(d / "taken" / "inside");
+  std::ofstream(d / "z.tmp") << "zip";
+  EXPECT_THROW(pitot::commit_file(d / "z.tmp", d / "taken"), pitot::FileError);  // a folder stands there
+  EXPECT_FALSE(fs::exists(d / "z.tmp"));
+  std::ofstream(d / "z.tmp") << "zip";
+  pitot::commit_file(d / "z.tmp", d / "z.zip");
+  EXPECT_FALSE(fs::exists(d / "z.tmp"));
+  EXPECT_EQ(fs::file_size(d / "z.zip"), 3u);
+  fs::remove_all(d);
+}
+
 TEST(ProfileSummary, SplitsQuotedCsv) {
   EXPECT_EQ(split_csv_line(R"("a","b, c",d,"e ""q""")"), (std::vector<std::string>{"a", "b, c", "d", "e \"q\""}));
   EXPECT_EQ(split_csv_line(""), (std::vector<std::string>{""}));
@@ -585,9 +606,36 @@ TEST(ProfileTools, PythonBenchmarkFileStartsUnderItsInterpreter) {
   ::setenv("PITOT_PYTHON", "/opt/python/bin/python3", 1);
   Options o;
   o.filter = "copy";
-  const auto argv = list_command(o, file);
+  const Layout layout{dir / "work"};
+  const auto argv = program_command(o, find_program(file.string(), dir), layout);
   ::unsetenv("PITOT_PYTHON");
   fs::remove_all(dir);
-  const std::vector<std::string> want = {"/opt/python/bin/python3", "-m", "pitot", file.string(), "--list", "--json", "--filter", "copy"};
+  const std::vector<std::string> want = {"/opt/python/bin/python3", "-m", "pitot", file.string(), "--profile", "--quiet",
+                                         "--json", layout.results_json().string(), "--filter", "copy"};
   EXPECT_EQ(argv, want);
+}
+
+TEST(ProfileProgram, FoundByNameInTheManifestWhenOnlyItIsBuilt) {
+  // pitot profile looks a bare name up as pitot run reads the manifest (common/manifest.hpp), but
+  // only the named program must be built.
+  const fs::path dir = fs::temp_directory_path() / ("pitot-profile-manifest-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "pitot-manifest.json")
+      << R"({"version": 1, "programs": [{"name": "pf_built", "path": "pf_built"}, {"name": "pf_unbuilt", "path": "pf_unbuilt"}]})";
+  std::ofstream(dir / "pf_built") << "#!/bin/sh\n";
+  fs::permissions(dir / "pf_built", fs::perms::owner_all);
+  const auto message = [&](const std::string& name) {
+    try {
+      find_program(name, dir);
+    } catch (const pitot::driver::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(find_program("pf_built", dir).path, fs::absolute(dir / "pf_built"));
+  EXPECT_NE(message("pf_unbuilt").find("is not built"), std::string::npos) << message("pf_unbuilt");
+  EXPECT_NE(message("pf_other").find("it lists: pf_built, pf_unbuilt"), std::string::npos) << message("pf_other");
+  EXPECT_NE(message("pf_other").find("pf_other"), std::string::npos);
+  fs::remove_all(dir);
+  EXPECT_NE(message("pf_built").find("there is no"), std::string::npos) << message("pf_built");
 }

@@ -3,7 +3,7 @@
 #include "core/bounded_json.hpp"
 #include "driver/common/files.hpp"
 #include "driver/common/manifest.hpp"
-#include "output/machine.hpp"
+#include "host/machine.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

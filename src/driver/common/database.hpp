@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "output/asv.hpp"
-#include "output/machine.hpp"
+#include "host/machine.hpp"
 
 namespace pitot::driver {
 

@@ -12,6 +12,7 @@
 #include "core/bounded_json.hpp"
 #include "core/engine.hpp"
 #include "driver/common/child.hpp"
+#include "driver/common/process.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -20,12 +21,8 @@ namespace pitot::driver {
 
 namespace {
 
-bool is_executable_file(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
-}
-
-std::vector<ProgramRef> read_manifest(const fs::path& manifest) {
+// The manifest's programs, built or not.
+std::vector<ProgramRef> manifest_entries(const fs::path& manifest) {
   std::string text;
   bool readable = false;
   try {
@@ -52,12 +49,21 @@ std::vector<ProgramRef> read_manifest(const fs::path& manifest) {
     ProgramRef ref{p.value("name", ""), fs::path(p.value("path", "")), {}};
     if (ref.name.empty() || ref.path.empty()) throw InputError(manifest.string() + ": a program entry lacks its name or path");
     if (ref.path.is_relative()) ref.path = manifest.parent_path() / ref.path;
-    if (!is_executable_file(ref.path)) {
-      throw InputError("program " + ref.name + " listed in " + manifest.string() + " is not built (" +
-                       ref.path.string() + "): build the project first (cmake --build)");
-    }
     out.push_back(std::move(ref));
   }
+  return out;
+}
+
+void check_built(const ProgramRef& ref, const fs::path& manifest) {
+  if (!is_executable_file(ref.path)) {
+    throw InputError("program " + ref.name + " listed in " + manifest.string() + " is not built (" +
+                     ref.path.string() + "): build the project first (cmake --build)");
+  }
+}
+
+std::vector<ProgramRef> read_manifest(const fs::path& manifest) {
+  std::vector<ProgramRef> out = manifest_entries(manifest);
+  for (const auto& ref : out) check_built(ref, manifest);
   return out;
 }
 
@@ -82,13 +88,7 @@ std::string python_interpreter(const std::string& file) {
     const fs::path beside = fs::read_symlink("/proc/self/exe", ec).parent_path() / "python3";
     if (!ec && is_executable_file(beside)) return beside.string();
   }
-  if (const char* path = std::getenv("PATH"))
-    for (std::string_view rest = path; !rest.empty();) {
-      const auto colon = rest.find(':');
-      const fs::path candidate = fs::path(std::string(rest.substr(0, colon))) / name;
-      if (!candidate.parent_path().empty() && is_executable_file(candidate)) return candidate.string();
-      rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
-    }
+  if (const fs::path found = find_on_path(name); !found.empty()) return found.string();
   throw InputError("'" + file + "' is a Python file, but no " + name +
                    " is on PATH: set PITOT_PYTHON to the interpreter that has pitot installed");
 }
@@ -206,6 +206,35 @@ std::vector<ProgramRef> find_programs(const std::vector<std::string>& inputs, co
     }
   }
   return out;
+}
+
+ProgramRef find_program(const std::string& given, const fs::path& build_dir) {
+  std::error_code ec;
+  if (given.find('/') == std::string::npos && !fs::is_regular_file(given, ec)) {
+    const fs::path manifest = build_dir / "pitot-manifest.json";
+    if (!fs::exists(manifest, ec))
+      throw InputError("program '" + given + "' is not a file here and there is no " + manifest.string() +
+                       " to look it up in: give a path, or --build-dir of a pitot build");
+    std::string known;
+    for (auto& ref : manifest_entries(manifest)) {
+      if (ref.name == given) {
+        check_built(ref, manifest);
+        ref.path = fs::absolute(ref.path);
+        return ref;
+      }
+      known += (known.empty() ? "" : ", ") + ref.name;
+    }
+    throw InputError("no program named '" + given + "' in " + manifest.string() +
+                     (known.empty() ? std::string() : " (it lists: " + known + ")"));
+  }
+  std::vector<ProgramRef> found = find_programs({given}, build_dir);
+  if (found.size() != 1) {
+    std::string names;
+    for (const auto& ref : found) names += (names.empty() ? "" : ", ") + ref.name;
+    throw InputError("'" + given + "' holds " + std::to_string(found.size()) + " programs (" + names + "): name one");
+  }
+  found.front().path = fs::absolute(found.front().path);
+  return found.front();
 }
 
 ProgramInfo parse_list(const ProgramRef& ref, const json& j) {

@@ -32,6 +32,12 @@ std::vector<std::string> program_command(const ProgramRef& ref);
 // <build_dir>/pitot-manifest.json. Throws InputError naming what is missing.
 std::vector<ProgramRef> find_programs(const std::vector<std::string>& inputs, const std::filesystem::path& build_dir);
 
+// The one program `given` names (pitot profile): a bare name that is not a file here is looked up
+// in <build_dir>/pitot-manifest.json (only that program need be built), anything else is taken
+// as find_programs takes it and must name exactly one program. Its path is made absolute.
+// Throws InputError naming what is missing.
+ProgramRef find_program(const std::string& given, const std::filesystem::path& build_dir);
+
 // One point of a program as the driver plans it, with enough to record it as failed.
 struct PlannedPoint {
   int id = 0;

@@ -1,15 +1,28 @@
 // See process.hpp.
 #include "driver/common/process.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
+#include <map>
+#include <poll.h>
+#include <sstream>
+#include <string_view>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
+
+#include <fmt/format.h>
+
+extern char** environ;
 
 namespace pitot::driver {
 
@@ -21,6 +34,26 @@ void close_fd(int& fd) {
 }
 
 }  // namespace
+
+bool is_executable_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+}
+
+std::filesystem::path find_on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (!path) return {};
+  for (std::string_view rest = path; !rest.empty();) {
+    const auto colon = rest.find(':');
+    const std::string dir(rest.substr(0, colon));
+    if (!dir.empty()) {
+      const std::filesystem::path candidate = std::filesystem::path(dir) / name;
+      if (is_executable_file(candidate)) return std::filesystem::absolute(candidate);
+    }
+    rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+  }
+  return {};
+}
 
 Spawned spawn(const SpawnSpec& spec) {
   Spawned s;
@@ -114,6 +147,207 @@ ExitStatus decode_wait_status(int status) {
     s.signal = WTERMSIG(status);
   }
   return s;
+}
+
+// --- A helper run to its end --------------------------------------------------------------------
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// One captured stream: a pipe read end and the file it is copied to, up to a cap.
+struct Stream {
+  int fd = -1;
+  int file = -1;
+  std::uint64_t written = 0, seen = 0;
+};
+
+void pump(Stream& s, std::uint64_t cap) {
+  char buf[65536];
+  ssize_t n = read(s.fd, buf, sizeof buf);
+  if (n > 0) {
+    s.seen += static_cast<std::uint64_t>(n);
+    if (s.file >= 0 && s.written < cap) {
+      auto keep = static_cast<std::size_t>(std::min<std::uint64_t>(static_cast<std::uint64_t>(n), cap - s.written));
+      std::size_t off = 0;
+      while (off < keep) {
+        ssize_t w = write(s.file, buf + off, keep - off);
+        if (w <= 0) break;
+        off += static_cast<std::size_t>(w);
+      }
+      s.written += off;
+    }
+    return;
+  }
+  if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+    close(s.fd);
+    s.fd = -1;
+  }
+}
+
+int open_output(const std::filesystem::path& p) {
+  if (p.empty()) return -1;
+  return open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+}  // namespace
+
+std::vector<std::string> child_environment(const EnvList& env) {
+  std::map<std::string, std::string> merged;
+  std::vector<std::string> order;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq == std::string::npos) continue;
+    std::string key = kv.substr(0, eq);
+    if (!merged.count(key)) order.push_back(key);
+    merged[key] = kv.substr(eq + 1);
+  }
+  for (const auto& [k, v] : env) {
+    if (!merged.count(k)) order.push_back(k);
+    merged[k] = v;
+  }
+  std::vector<std::string> out;
+  out.reserve(order.size());
+  for (const auto& k : order) out.push_back(k + "=" + merged[k]);
+  return out;
+}
+
+std::string ProcessEnd::describe() const {
+  if (!started) return "could not start: " + start_error;
+  std::string what = ExitStatus::describe();
+  if (timed_out) what += fmt::format(" after reaching the time limit ({:.0f} s)", wall_seconds);
+  if (interrupted) what += " after an interrupt";
+  return what;
+}
+
+ProcessEnd run_process(const ProcessSpec& spec) {
+  ProcessEnd end;
+  if (spec.argv.empty()) {
+    end.start_error = "empty command";
+    return end;
+  }
+  SpawnSpec child;
+  child.argv = spec.argv;
+  child.env = child_environment(spec.env);
+  child.cwd = spec.cwd.string();
+  const std::string& cwd = child.cwd;
+  const int stdout_file = open_output(spec.stdout_path);
+  const int stderr_file = open_output(spec.stderr_path);
+
+  const auto start = Clock::now();
+  Spawned started = spawn(child);
+  if (started.failed != SpawnFailure::none) {
+    end.start_error = std::string(started.failed == SpawnFailure::pipe ? "pipe: " : "fork: ") + std::strerror(started.error);
+    for (int f : {stdout_file, stderr_file})
+      if (f >= 0) close(f);
+    return end;
+  }
+  const pid_t pid = started.pid;
+  Stream out{started.out_fd, stdout_file};
+  Stream err{started.err_fd, stderr_file};
+  if (started.error != 0) {
+    end.start_error = cwd.empty() || started.error == ENOENT || started.error == EACCES
+                          ? fmt::format("{}: {}", spec.argv[0], std::strerror(started.error))
+                          : fmt::format("{} (in {}): {}", spec.argv[0], cwd, std::strerror(started.error));
+  } else {
+    end.started = true;
+  }
+
+  int status = 0;
+  bool reaped = false;
+  bool term_sent = false;
+  Clock::time_point term_time{};
+  while (!reaped || out.fd >= 0 || err.fd >= 0) {
+    pollfd fds[2];
+    int n = 0;
+    if (out.fd >= 0) fds[n++] = {out.fd, POLLIN, 0};
+    if (err.fd >= 0) fds[n++] = {err.fd, POLLIN, 0};
+    if (n > 0) {
+      int r = poll(fds, static_cast<nfds_t>(n), 50);
+      if (r > 0) {
+        for (int i = 0; i < n; ++i) {
+          if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+          pump(fds[i].fd == out.fd ? out : err, spec.stream_cap_bytes);
+        }
+      }
+    } else {
+      usleep(20000);
+    }
+    if (!reaped) {
+      pid_t w = waitpid(pid, &status, WNOHANG);
+      if (w == pid) {
+        reaped = true;
+        end.wall_seconds = seconds_since(start);
+      }
+    }
+    // A helper the tool left behind may hold the pipes open: after the child is gone, give the
+    // streams a moment, then stop reading.
+    const bool over_time = spec.timeout_seconds > 0 && seconds_since(start) > spec.timeout_seconds;
+    const bool interrupted = spec.interrupt && spec.interrupt->load();
+    if (!reaped && !term_sent && (over_time || interrupted)) {
+      end.timed_out = over_time && !interrupted;
+      end.interrupted = interrupted;
+      kill(-pid, SIGTERM);
+      term_sent = true;
+      term_time = Clock::now();
+    }
+    if (term_sent && !reaped && seconds_since(term_time) > 5) kill(-pid, SIGKILL);
+    if (reaped && (out.fd >= 0 || err.fd >= 0) && seconds_since(start) - end.wall_seconds > 5) {
+      kill(-pid, SIGKILL);
+      if (seconds_since(start) - end.wall_seconds > 7) {
+        if (out.fd >= 0) close(out.fd), out.fd = -1;
+        if (err.fd >= 0) close(err.fd), err.fd = -1;
+      }
+    }
+  }
+  if (term_sent) kill(-pid, SIGKILL);  // whatever of the group survived the child
+  if (out.file >= 0) close(out.file);
+  if (err.file >= 0) close(err.file);
+  end.stdout_bytes = out.seen;
+  end.stderr_bytes = err.seen;
+  end.stdout_cut = out.file >= 0 ? out.seen - out.written : 0;
+  end.stderr_cut = err.file >= 0 ? err.seen - err.written : 0;
+  static_cast<ExitStatus&>(end) = decode_wait_status(status);
+  return end;
+}
+
+Captured run_captured(const std::vector<std::string>& argv, double timeout_seconds, const EnvList& env,
+                      std::uint64_t cap_bytes) {
+  Captured c;
+  char dir_template[] = "/tmp/pitot-capture-XXXXXX";
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = (tmp && *tmp ? std::string(tmp) : std::string("/tmp")) + "/pitot-capture-XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  const char* dir = mkdtemp(buf.data());
+  if (!dir) dir = mkdtemp(dir_template);
+  if (!dir) {
+    c.end.start_error = std::string("cannot create a temporary folder: ") + std::strerror(errno);
+    return c;
+  }
+  std::filesystem::path d = dir;
+  ProcessSpec spec;
+  spec.argv = argv;
+  spec.env = env;
+  spec.stdout_path = d / "out";
+  spec.stderr_path = d / "err";
+  spec.timeout_seconds = timeout_seconds;
+  spec.stream_cap_bytes = cap_bytes;
+  c.end = run_process(spec);
+  auto slurp = [](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  c.out = slurp(spec.stdout_path);
+  c.err = slurp(spec.stderr_path);
+  std::error_code ec;
+  std::filesystem::remove_all(d, ec);
+  return c;
 }
 
 }  // namespace pitot::driver

@@ -19,7 +19,7 @@
 #include "core/stats.hpp"
 #include "driver/common/files.hpp"
 #include "output/asv_results.hpp"
-#include "output/machine.hpp"
+#include "host/machine.hpp"
 
 namespace pitot::driver::compare {
 

@@ -8,8 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "driver/common/manifest.hpp"
-
 namespace fs = std::filesystem;
 
 namespace pitot::driver::profile {
@@ -43,35 +41,19 @@ std::string format_bytes(std::uint64_t bytes) {
   return fmt::format("{:.2f} GB", bytes / 1e9);
 }
 
-namespace {
-
-// How the program starts: a Python benchmark file under its interpreter, as `pitot run` starts
-// it (common/manifest.hpp), anything else as itself.
-std::vector<std::string> program_start(const fs::path& program) {
-  if (program.extension() != ".py") return {program.string()};
-  return driver::program_command(find_programs({program.string()}, ".").front());
-}
-
-// The selection (--filter, --axis) and the user's own arguments, the same for --list and the run.
-void add_selection(std::vector<std::string>& argv, const Options& o) {
+std::vector<std::string> selection_args(const Options& o) {
+  std::vector<std::string> argv;
   if (!o.filter.empty()) argv.insert(argv.end(), {"--filter", o.filter});
   for (const auto& a : o.axes) argv.insert(argv.end(), {"--axis", a});
   argv.insert(argv.end(), o.program_args.begin(), o.program_args.end());
-}
-
-}  // namespace
-
-std::vector<std::string> list_command(const Options& o, const fs::path& program) {
-  std::vector<std::string> argv = program_start(program);
-  argv.insert(argv.end(), {"--list", "--json"});
-  add_selection(argv, o);
   return argv;
 }
 
-std::vector<std::string> program_command(const Options& o, const fs::path& program, const Layout& layout) {
-  std::vector<std::string> argv = program_start(program);
+std::vector<std::string> program_command(const Options& o, const ProgramRef& program, const Layout& layout) {
+  std::vector<std::string> argv = driver::program_command(program);
   argv.insert(argv.end(), {"--profile", "--quiet", "--json", layout.results_json().string()});
-  add_selection(argv, o);
+  const auto selection = selection_args(o);
+  argv.insert(argv.end(), selection.begin(), selection.end());
   return argv;
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "driver/common/manifest.hpp"
+
 namespace pitot::driver::profile {
 
 class Profiler;  // profiler.hpp
@@ -46,10 +48,12 @@ struct Layout {
 std::uint64_t parse_size(const std::string& text);
 std::string format_bytes(std::uint64_t bytes);  // "7.6 MB"
 
-// The benchmark program's own command line in profile mode.
-std::vector<std::string> program_command(const Options& o, const std::filesystem::path& program, const Layout& layout);
+// The benchmark program's own command line in profile mode: started as `pitot run` starts it
+// (common/manifest.hpp: a Python file under its interpreter).
+std::vector<std::string> program_command(const Options& o, const ProgramRef& program, const Layout& layout);
 
-// `PROGRAM --list --json` with the same selection, to learn the points before profiling.
-std::vector<std::string> list_command(const Options& o, const std::filesystem::path& program);
+// The selection (--filter, --axis) and the user's own arguments: the same for the program's
+// --list (common/manifest.hpp, list_program) and for the profiled run.
+std::vector<std::string> selection_args(const Options& o);
 
 }  // namespace pitot::driver::profile

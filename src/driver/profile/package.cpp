@@ -10,6 +10,7 @@
 #include <zip.h>
 #include <zlib.h>
 
+#include "driver/common/files.hpp"
 #include "driver/profile/options.hpp"
 
 namespace fs = std::filesystem;
@@ -129,10 +130,10 @@ std::uint64_t write_zip(const fs::path& zip, const std::vector<Artifact>& files)
     zip_set_file_compression(za, static_cast<zip_uint64_t>(index), f.store ? ZIP_CM_STORE : ZIP_CM_DEFLATE, 0);
   }
   if (zip_close(za) != 0) fail("closing");
-  fs::rename(tmp, zip, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error(fmt::format("cannot move the zip into place at {}: {}", zip.string(), ec.message()));
+  try {
+    pitot::commit_file(tmp, zip);  // synced before and after the rename, as every output (output/atomic_file.hpp)
+  } catch (const pitot::FileError& e) {
+    throw std::runtime_error(fmt::format("cannot move the zip into place at {}: {}", zip.string(), e.what()));
   }
   return fs::file_size(zip);
 }

@@ -71,28 +71,6 @@ Collected Profiler::code_objects(const fs::path& program, const fs::path& exe, c
   return c;
 }
 
-namespace {
-
-bool is_executable_file(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
-}
-
-}  // namespace
-
-fs::path find_on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  if (!path) return {};
-  std::stringstream dirs(path);
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    if (dir.empty()) dir = ".";
-    fs::path candidate = fs::path(dir) / name;
-    if (is_executable_file(candidate)) return fs::absolute(candidate);
-  }
-  return {};
-}
-
 fs::path from_tool_path(const std::string& tool, const std::string& file_name, const std::string& tool_path,
                         bool executable) {
   std::error_code ec;

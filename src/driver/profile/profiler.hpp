@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "driver/common/process.hpp"
 #include "driver/profile/options.hpp"
 #include "driver/profile/package.hpp"
-#include "driver/profile/process.hpp"
 
 namespace pitot::driver::profile {
 
@@ -87,10 +87,8 @@ const Profiler& nsys_profiler();
 const Profiler& cupti_profiler();
 const Profiler& rocprofv3_profiler();
 
-// --- helpers for the plug-ins ---
+// --- helpers for the plug-ins (and common/process.hpp's find_on_path) ---
 
-// An executable named `name` on PATH, or empty.
-std::filesystem::path find_on_path(const std::string& name);
 // `file_name` given by --tool-path (the file, or a folder holding it); throws ToolError for `tool`
 // when it is missing or (with `executable`) not executable.
 std::filesystem::path from_tool_path(const std::string& tool, const std::string& file_name,

@@ -15,10 +15,11 @@
 
 #include <fmt/format.h>
 
+#include "core/bounded_json.hpp"
 #include "driver/common/errors.hpp"
 #include "driver/common/files.hpp"
 #include "driver/profile/noise.hpp"
-#include "output/machine.hpp"
+#include "host/machine.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -66,50 +67,10 @@ bool Session::essential_missing() const {
 
 // --- 1. resolve the program ---------------------------------------------------------------------
 
-namespace {
+ProgramRef resolve_program(const Options& o) { return find_program(o.program, o.build_dir); }
 
-fs::path program_from_manifest(const Options& o) {
-  std::error_code ec;
-  fs::path manifest = fs::path(o.build_dir) / "pitot-manifest.json";
-  std::ifstream in(manifest);
-  if (!in)
-    throw InputError("program '" + o.program + "' is not a file here and there is no " + manifest.string() +
-                     " to look it up in: give a path, or --build-dir of a pitot build");
-  json j = json::parse(in, nullptr, false);
-  std::vector<std::string> names;
-  if (j.is_object() && j.contains("programs") && j["programs"].is_array()) {
-    for (const auto& p : j["programs"]) {
-      std::string name = p.value("name", "");
-      names.push_back(name);
-      if (name != o.program) continue;
-      fs::path path = p.value("path", "");
-      if (path.is_relative()) path = manifest.parent_path() / path;
-      if (!fs::is_regular_file(path, ec))
-        throw InputError("program " + name + " is listed in " + manifest.string() + " but not built (" +
-                         path.string() + "): build it first");
-      return fs::absolute(path);
-    }
-  }
-  std::string known;
-  for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-  throw InputError("no program named '" + o.program + "' in " + manifest.string() +
-                   (known.empty() ? std::string() : " (it lists: " + known + ")"));
-}
-
-}  // namespace
-
-fs::path resolve_program(const Options& o) {
-  std::error_code ec;
-  fs::path given = o.program;
-  if (o.program.find('/') == std::string::npos && !fs::is_regular_file(given, ec)) return program_from_manifest(o);
-  const bool python_file = given.extension() == ".py";  // started under python3, as by pitot run
-  if (!fs::is_regular_file(given, ec) || (!python_file && access(given.c_str(), X_OK) != 0))
-    throw InputError("program " + o.program + " is neither an executable file nor a Python benchmark file (.py)");
-  return fs::absolute(given);
-}
-
-fs::path zip_path(const Options& o, const Profiler& tool, const fs::path& program) {
-  fs::path zip = o.output.empty() ? fs::path(program.filename().string() + "-" + tool.name() + ".zip") : fs::path(o.output);
+fs::path zip_path(const Options& o, const Profiler& tool, const ProgramRef& program) {
+  fs::path zip = o.output.empty() ? fs::path(program.path.filename().string() + "-" + tool.name() + ".zip") : fs::path(o.output);
   zip = fs::absolute(zip);
   std::error_code ec;
   if (!fs::is_directory(zip.parent_path(), ec)) throw InputError("the folder of -o " + zip.string() + " does not exist");
@@ -119,16 +80,10 @@ fs::path zip_path(const Options& o, const Profiler& tool, const fs::path& progra
 
 // --- 2. select the points -----------------------------------------------------------------------
 
-json select_points(const Options& o, const fs::path& program) {
-  auto listed = run_captured(list_command(o, program), 120);
-  if (!listed.end.ok())
-    throw InputError(fmt::format("{} --list {}:\n{}", program.filename().string(), listed.end.describe(),
-                                 last_lines(listed.err, 20)));
-  json list = json::parse(listed.out, nullptr, false);
-  if (list.is_discarded() || !list.contains("points"))
-    throw InputError(program.string() + " did not answer --list --json with a pitot point list: is it a pitot benchmark program?");
-  if (list["points"].empty())
-    throw InputError("no point of " + program.filename().string() + " matches the selection (see --list)");
+ProgramInfo select_points(const Options& o, const ProgramRef& program) {
+  ProgramInfo list = list_program(program, selection_args(o));
+  if (list.points.empty())
+    throw InputError("no point of " + program.path.filename().string() + " matches the selection (see --list)");
   return list;
 }
 
@@ -174,8 +129,8 @@ void remove_work(const Session& s) {
 void run_tool(Session& s) {
   s.version = s.tool.version(s.tool_exe);
   s.command = s.tool.command(s.o, s.tool_exe, program_command(s.o, s.program, s.layout), s.layout);
-  std::cerr << fmt::format("pitot profile: {} point(s) of {} under {} ({})\n", s.list["points"].size(),
-                           s.program.filename().string(), s.tool.name(), s.version);
+  std::cerr << fmt::format("pitot profile: {} point(s) of {} under {} ({})\n", s.list.points.size(),
+                           s.program.path.filename().string(), s.tool.name(), s.version);
   ProcessSpec spec;
   spec.argv = s.command.argv;
   spec.env = s.command.env;
@@ -234,13 +189,25 @@ void add_stream(std::vector<Artifact>& list, const fs::path& file, const std::st
   list.push_back({name + ".txt", file, "stream", what + " (raw, whole)", kRawStreams});
 }
 
+// The program's --json results, bounded (core/bounded_json.hpp), or null: none when the run
+// failed before writing them, and a note when what it wrote cannot be read.
+json read_results(const fs::path& file, json& notes) {
+  std::string text;
+  try {
+    if (!read_file_bounded(file, text)) return nullptr;
+    return parse_json_bounded(valid_utf8(text));
+  } catch (const std::exception& e) {  // json::exception, or std::length_error past the bound
+    notes.push_back(fmt::format("the program's results ({}) cannot be read: {}", file.filename().string(), e.what()));
+    return nullptr;
+  }
+}
+
 }  // namespace
 
 void collect_artifacts(Session& s) {
   take(s, s.tool.collect(s.o, s.layout));
-  if (s.o.code_objects) take(s, s.tool.code_objects(s.program, s.tool_exe, s.layout));
-  s.results = json::parse(read_tail(s.layout.results_json(), ~0ull /* the whole file */), nullptr, false);
-  if (s.results.is_discarded()) s.results = nullptr;
+  if (s.o.code_objects) take(s, s.tool.code_objects(s.program.path, s.tool_exe, s.layout));
+  s.results = read_results(s.layout.results_json(), s.notes);
   add_if_exists(s.artifacts, s.layout.results_json(), "results.json", "results",
                 "the program's own results for the profiled points (pitot --json)", kCore);
   add_stream(s.artifacts, s.layout.stdout_file(), "stdout", "standard output of the profiler and program");
@@ -253,7 +220,7 @@ void collect_artifacts(Session& s) {
 namespace {
 
 // What the program reported, else what was selected.
-json points_of(const json& results, const json& selected) {
+json points_of(const json& results, const std::vector<PlannedPoint>& selected) {
   json points = json::array();
   if (results.is_object() && results.contains("points")) {
     for (const auto& p : results["points"]) {
@@ -264,8 +231,7 @@ json points_of(const json& results, const json& selected) {
     }
     return points;
   }
-  for (const auto& p : selected)
-    points.push_back({{"id", p.value("id", -1)}, {"name", p.value("name", "")}, {"status", "not reported"}});
+  for (const auto& p : selected) points.push_back({{"id", p.id}, {"name", p.name}, {"status", "not reported"}});
   return points;
 }
 
@@ -281,7 +247,7 @@ Streams read_streams(const Layout& layout) {
 }  // namespace
 
 void summarize(Session& s) {
-  s.points = points_of(s.results, s.list["points"]);
+  s.points = points_of(s.results, s.list.points);
   s.streams = read_streams(s.layout);
   if (s.essential_missing()) s.notes.push_back(fmt::format("{} left no report or trace", s.tool.name()));
   if (s.end.stdout_cut + s.end.stderr_cut > 0)
@@ -300,7 +266,7 @@ json system_facts(const json& results) {
   return s;
 }
 
-std::string program_name(const Session& s) { return s.list.value("program", s.program.filename().string()); }
+std::string program_name(const Session& s) { return s.list.program.empty() ? s.program.path.filename().string() : s.list.program; }
 
 std::string describe_points(const json& points) {
   std::ostringstream out;
@@ -332,7 +298,7 @@ json manifest_json(const Session& s, const PackagePlan& plan, const fs::path* ke
   json m;
   m["pitot_profile_version"] = 1;
   m["created"] = utc_now();
-  m["program"] = {{"name", program_name(s)}, {"path", s.program.string()}};
+  m["program"] = {{"name", program_name(s)}, {"path", s.program.path.string()}};
   m["tool"] = {{"name", s.tool.name()}, {"path", s.tool_exe.string()}, {"version", s.version}};
   m["command"] = s.command.argv;
   json env = json::object();

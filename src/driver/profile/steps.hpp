@@ -13,9 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "driver/common/manifest.hpp"
+#include "driver/common/process.hpp"
 #include "driver/profile/options.hpp"
 #include "driver/profile/package.hpp"
-#include "driver/profile/process.hpp"
 #include "driver/profile/profiler.hpp"
 
 namespace pitot::driver::profile {
@@ -32,8 +33,9 @@ struct Session {
   const Options& o;
   const Profiler& tool;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-  std::filesystem::path program, tool_exe, zip;
-  nlohmann::json list;  // the program's --list --json answer for the selection
+  ProgramRef program;  // its path is absolute
+  std::filesystem::path tool_exe, zip;
+  ProgramInfo list;  // the program's --list --json answer for the selection
   Layout layout;
   bool keep_work = false;  // the working folder stays on disk
   std::string version;     // the tool's
@@ -57,14 +59,14 @@ struct Packed {
   std::string summary;                            // summary.txt as written
 };
 
-// 1. PROGRAM as given: a path to an executable, or a name from <build-dir>/pitot-manifest.json.
-//    Throws InputError.
-std::filesystem::path resolve_program(const Options& o);
+// 1. PROGRAM as given: a path as `pitot run` takes one, or a name from
+//    <build-dir>/pitot-manifest.json (common/manifest.hpp, find_program). Throws InputError.
+ProgramRef resolve_program(const Options& o);
 // The zip to write (-o, or <program>-<tool>.zip), checked before anything runs. Throws InputError.
-std::filesystem::path zip_path(const Options& o, const Profiler& tool, const std::filesystem::path& program);
-// 2. The points, asked of the program before anything runs under the profiler: a filter that
-//    matches nothing is a usage error (InputError).
-nlohmann::json select_points(const Options& o, const std::filesystem::path& program);
+std::filesystem::path zip_path(const Options& o, const Profiler& tool, const ProgramRef& program);
+// 2. The points, asked of the program (common/manifest.hpp, list_program) before anything runs
+//    under the profiler: a filter that matches nothing is a usage error (InputError).
+ProgramInfo select_points(const Options& o, const ProgramRef& program);
 // 3. A fresh working folder (--keep-dir, or a hidden one next to the zip) with the tool's folders.
 Layout prepare_folders(const Options& o, const Profiler& tool, const std::filesystem::path& zip);
 // 4. The profiled run, with Ctrl-C and SIGTERM ending it like a timeout.

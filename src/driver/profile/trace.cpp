@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include "core/bounded_json.hpp"
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -69,8 +71,13 @@ TraceStats merge_cupti_traces(const std::vector<fs::path>& inputs, const fs::pat
     for (auto& line : read_lines(path)) {
       while (!line.empty() && (line.back() == ',' || line.back() == ' ' || line.back() == '\r')) line.pop_back();
       if (line.empty() || line.front() != '{') continue;
-      json e = json::parse(line, nullptr, false);
-      if (e.is_discarded() || !e.is_object() || !e.contains("ph")) {
+      json e;
+      try {
+        e = parse_json_bounded(line);
+      } catch (const json::exception&) {
+        e = json();  // a line cut short, or not JSON: counted below
+      }
+      if (!e.is_object() || !e.contains("ph")) {
         // The header line ({"displayTimeUnit":...,"traceEvents":[) is not an event either.
         if (line.find("\"traceEvents\"") == std::string::npos) ++stats.broken_lines;
         continue;

@@ -8,7 +8,7 @@
 #include "driver/common/command.hpp"
 #include "driver/common/database.hpp"
 #include "driver/common/files.hpp"
-#include "output/machine.hpp"
+#include "host/machine.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -21,7 +21,7 @@
 #include "driver/common/progress.hpp"
 #include "driver/run/program_runner.hpp"
 #include "driver/run/steps.hpp"
-#include "output/machine.hpp"
+#include "host/machine.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

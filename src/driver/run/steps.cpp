@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
-#include <fstream>
 #include <regex>
 
 #include <fmt/format.h>
@@ -13,6 +12,7 @@
 #include "core/point_filter.hpp"
 #include "driver/common/child.hpp"
 #include "driver/common/command.hpp"
+#include "driver/common/files.hpp"
 #include "program/cli_hints.hpp"
 
 namespace fs = std::filesystem;
@@ -65,13 +65,13 @@ void write_json_file(const std::string& path, const json& doc) {
     std::fputs(text.c_str(), stdout);
     return;
   }
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) throw InputError("cannot write " + tmp);
+  // The atomic writer (fsync before and after the rename); a missing folder stays an error, as
+  // for any file the user names.
+  try {
+    pitot::replace_files({{path, text}});
+  } catch (const FileError& e) {
+    throw InputError(e.what());
   }
-  fs::rename(tmp, path);
 }
 
 }  // namespace

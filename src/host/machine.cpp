@@ -1,4 +1,4 @@
-#include "output/machine.hpp"
+#include "host/machine.hpp"
 
 #include <algorithm>
 #include <iterator>
