@@ -74,7 +74,7 @@ class DeviceSampler final : public detail::Sampler {
   const char* backend() const override { return kBackendName; }
   void warmup(double warmup_seconds, double min_sample_seconds) override;
   detail::Sample sample() override;
-  void run_once() override;
+  void run_once() override;  // CUDA: one launch, synchronized; HIP: one whole sample
   std::int64_t iterations_per_sample() const override { return count_ * batches_; }
   void finish() override;
 
