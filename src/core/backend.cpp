@@ -10,11 +10,6 @@ std::optional<DeviceBackend>& backend_slot() {
 }
 }  // namespace
 
-DeviceOptions& device_options() {
-  static DeviceOptions options;
-  return options;
-}
-
 bool set_device_backend(DeviceBackend backend) {
   backend_slot() = std::move(backend);
   return true;

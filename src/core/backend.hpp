@@ -14,7 +14,9 @@
 
 namespace pitot {
 
-// Device options from the program's command line; a backend reads what it understands.
+// Device options from the program's command line; a backend reads what it understands. The
+// program passes them to run_points, which hands them to the backend's exec with each point (no
+// process-wide copy).
 struct DeviceOptions {
   int device = 0;                // --device N
   Timing timing = Timing::Cold;  // --timing cold|hot|graph
@@ -34,18 +36,19 @@ struct DeviceOptions {
   double cool_to_c = 0;
   double cool_timeout_seconds = 60;
 };
-DeviceOptions& device_options();
 
 struct DeviceBackend {
   std::string name;  // "cuda", "hip"
-  // Time a device workload for the state's point (calls state.run with its sampler).
-  std::function<void(State&, std::function<void(Launch&)>)> exec;
-  // Called in each point's thread before the benchmark runs (select the device).
-  std::function<void()> bind_thread;
-  // Facts of the selected device for JSON and asv ({"gpu": "NVIDIA H200", "arch": "sm_90", ...}).
-  std::function<nlohmann::json()> device_facts;
-  // Default asv machine name from the product ("h200"); empty when no device is present.
-  std::function<std::string()> machine_name;
+  // Time a device workload for the state's point with the run's options (calls state.run with its
+  // sampler).
+  std::function<void(State&, const DeviceOptions&, std::function<void(Launch&)>)> exec;
+  // Called in each point's thread before the benchmark runs: selects `device` (--device).
+  std::function<void(int device)> bind_thread;
+  // Facts of `device` for JSON and asv ({"gpu": "NVIDIA H200", "arch": "sm_90", ...}); null when
+  // there is no such device.
+  std::function<nlohmann::json(int device)> device_facts;
+  // Default asv machine name from `device`'s product ("h200"); empty when it is not present.
+  std::function<std::string(int device)> machine_name;
   // Named ranges around each point (NVTX / rocTX) and profiler start/stop.
   std::function<void(const std::string&)> range_push;
   std::function<void()> range_pop;

@@ -191,7 +191,8 @@ void point_thread(PointRun& run) {
 PointResult skipped_result(const std::string& program, const PlannedPoint& point, std::string reason) {
   const RunConfig config;
   const PointHooks hooks;
-  PointRun run(point, config, hooks);
+  const DeviceOptions device;
+  PointRun run(point, config, hooks, device);
   run.skipped = true;
   run.result.reason = std::move(reason);
   finalize(run, program);
@@ -199,7 +200,7 @@ PointResult skipped_result(const std::string& program, const PlannedPoint& point
 }
 
 void run_points(const std::string& program, const std::vector<PlannedPoint>& points, const RunConfig& config,
-                const PointCallback& done, const PointHooks& hooks) {
+                const PointCallback& done, const PointHooks& hooks, const DeviceOptions& device) {
   // Order: declared order without interleaving; a seeded shuffle with it, so drift over the
   // run is shared by all points instead of showing up as a difference between them.
   std::vector<const PlannedPoint*> queue;
@@ -215,7 +216,7 @@ void run_points(const std::string& program, const std::vector<PlannedPoint>& poi
   std::size_t next = 0;
   while (next < queue.size() || !live.empty()) {
     while (static_cast<int>(live.size()) < window && next < queue.size()) {
-      Live l{std::make_unique<PointRun>(*queue[next++], config, hooks), {}};
+      Live l{std::make_unique<PointRun>(*queue[next++], config, hooks, device), {}};
       l.thread = std::thread(point_thread, std::ref(*l.run));
       live.push_back(std::move(l));
     }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <pitot/detail/registry.hpp>
+#include "core/backend.hpp"
 #include "core/result.hpp"
 
 namespace pitot {
@@ -50,9 +51,11 @@ struct PointHooks {
 using PointCallback = std::function<void(const PointResult&)>;
 
 // Runs the points; calls `done` (on the engine's thread, in finishing order) for each.
-// Benchmark exceptions fail the point, never the run.
+// Benchmark exceptions fail the point, never the run. `device` goes to the device backend's exec
+// of every point.
 void run_points(const std::string& program, const std::vector<PlannedPoint>& points,
-                const RunConfig& config, const PointCallback& done, const PointHooks& hooks = {});
+                const RunConfig& config, const PointCallback& done, const PointHooks& hooks = {},
+                const DeviceOptions& device = {});
 
 // The result of a point skipped without running (e.g. a GPU point on a machine without a GPU).
 PointResult skipped_result(const std::string& program, const PlannedPoint& point, std::string reason);

@@ -9,10 +9,12 @@
 namespace pitot {
 
 struct PointRun {
-  PointRun(const PlannedPoint& p, const RunConfig& c, const PointHooks& h) : point(p), config(c), hooks(h) {}
+  PointRun(const PlannedPoint& p, const RunConfig& c, const PointHooks& h, const DeviceOptions& d)
+      : point(p), config(c), hooks(h), device(d) {}
   const PlannedPoint& point;
   const RunConfig& config;
   const PointHooks& hooks;
+  const DeviceOptions& device;  // for the device backend's exec
   PointResult result;
   bool exec_called = false;
   bool skipped = false;

@@ -68,7 +68,7 @@ void State::exec_device(std::function<void(Launch&)> work) {
     throw UsageError("benchmark " + run_.point.def->name +
                      " launches device work, but this program was built without a GPU backend "
                      "(build its source as .cu with pitot's CUDA or HIP backend)");
-  backend->exec(*this, std::move(work));
+  backend->exec(*this, run_.device, std::move(work));
 }
 
 namespace detail {

@@ -14,6 +14,7 @@
 #include <pitot/cuda.hpp>
 
 #include "gpu/backend.hpp"
+#include "gpu/sampler.hpp"
 #include "cuda/error.hpp"
 #include "cuda/facts.hpp"
 #include "cuda/sampler.hpp"
@@ -83,7 +84,8 @@ void select_device(int device) {
   PITOT_CUDA_TRY(cudaSetDevice(device));
 }
 
-void record_kit_info(State& state, const DeviceKit& kit) {
+void record_kit_info(State& state, const DeviceKit& any_kit) {
+  const CudaKit& kit = cuda_kit(any_kit);
   if (kit.peak_gbytes_per_second > 0)
     detail::set_backend_info(state, "peak_gbytes_per_second", json(kit.peak_gbytes_per_second).dump());
   // What the data may stay in between launches (hot and graph mode): the HBM percentage is left
@@ -95,17 +97,15 @@ DeviceBackend make_backend() {
   DeviceBackend b;
   b.name = "cuda";
   b.exec = exec;
-  b.bind_thread = [] {
+  b.bind_thread = [](int device) {
     // Errors wait for exec: a CPU benchmark in a CUDA program must still run without a GPU.
-    if (cudaSetDevice(device_options().device) != cudaSuccess) (void)cudaGetLastError();
+    if (cudaSetDevice(device) != cudaSuccess) (void)cudaGetLastError();
   };
-  b.device_facts = []() -> json {
-    const int device = device_options().device;
+  b.device_facts = [](int device) -> json {
     if (device >= device_count()) return nullptr;
     return facts_of(device);
   };
-  b.machine_name = []() -> std::string {
-    const int device = device_options().device;
+  b.machine_name = [](int device) -> std::string {
     if (device >= device_count()) return "";
     cudaDeviceProp p{};
     if (cudaGetDeviceProperties(&p, device) != cudaSuccess) return "";

@@ -7,13 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace pitot::cuda {
+#include "gpu/signals.hpp"
 
-// Host-mapped flags shared by the host and the blocking kernel.
-struct HostSignals {
-  volatile int release;    // host sets 1 to let the stream run
-  volatile int timed_out;  // the blocker gave up waiting
-};
+namespace pitot::cuda {
 
 // One multiprocessor's SM clock and the global timer, read by the clock probe.
 struct ClockSlot {

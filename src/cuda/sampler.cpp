@@ -1,6 +1,7 @@
-// The CUDA side of the shared sampler (src/gpu/sampler.hpp): the device kit, and the hooks: two
-// batches per sample, the persisting-L2 reset and the L2 flush before cold launches, the blocker's
-// timeout in nanoseconds, the SM clock probe around each batch, graph upload.
+// The CUDA side of the shared sampler (src/gpu/sampler.hpp), its device operations
+// (src/gpu/device_ops.hpp): the device kit, two batches per sample, the persisting-L2 reset and the
+// L2 flush before cold launches, the blocker's timeout in nanoseconds, the SM clock probe around
+// each batch, graph upload.
 #include "cuda/sampler.hpp"
 
 #include <algorithm>
@@ -9,11 +10,13 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include <pitot/benchmark.hpp>
 
 #include "cuda/error.hpp"
 #include "cuda/facts.hpp"
+#include "gpu/sampler.hpp"
 
 namespace pitot::cuda {
 namespace {
@@ -39,8 +42,10 @@ void reset_persisting_l2() {
 
 }  // namespace
 
+namespace ops {
+
 std::unique_ptr<DeviceKit> make_kit(int device) {
-  auto kit = std::make_unique<DeviceKit>();
+  auto kit = std::make_unique<CudaKit>();
   kit->device = device;
   kit->sm_count = device_attribute(cudaDevAttrMultiProcessorCount, device, "cudaDeviceGetAttribute(MultiProcessorCount)");
   kit->nominal_clock_khz = device_attribute(cudaDevAttrClockRate, device, "cudaDeviceGetAttribute(ClockRate)");
@@ -79,7 +84,7 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
   PITOT_CUDA_TRY(cudaEventCreate(&start));
   PITOT_CUDA_TRY(cudaEventCreate(&stop));
   const int flush_blocks = kit->sm_count * 4;
-  PITOT_CUDA_TRY(launch_blocker(stream, kit->signals, kBlockerTimeoutNs));
+  PITOT_CUDA_TRY(cuda::launch_blocker(stream, kit->signals, kBlockerTimeoutNs));
   PITOT_CUDA_TRY(launch_clock_probe(stream, kit->clocks_before, kit->sm_count, 0));
   PITOT_CUDA_TRY(launch_l2_flush(stream, kit->flush_buffer, kit->flush_bytes, kit->flush_sink, flush_blocks));
   // One flush's duration, to size cold samples.
@@ -96,7 +101,7 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
   kit->signals->timed_out = 0;
   {
     ReleaseOnExit<HostSignals> release{kit->signals};
-    PITOT_CUDA_TRY(launch_blocker(stream, kit->signals, 100'000'000));
+    PITOT_CUDA_TRY(cuda::launch_blocker(stream, kit->signals, 100'000'000));
     PITOT_CUDA_TRY(launch_clock_probe(stream, kit->clocks_before, kit->sm_count, 0));
   }
   PITOT_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -115,70 +120,66 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
   return kit;
 }
 
-void DeviceSampler::size_sample(double min_sample_seconds) {
-  // The time of one launch, hot, decides how many launches a sample holds.
-  const Mode mode = mode_;
-  mode_ = Mode::Hot;
-  count_ = 1;
-  batches_ = 1;
-  double one = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < 3; ++i) one = std::min(one, sample().seconds);
-  mode_ = mode;
-  batches_ = kBatchesPerSample;
+SampleSize size_sample(const DeviceKit& any_kit, Mode mode, double min_sample_seconds, int graph_launches,
+                       const HotSeconds& hot_seconds) {
+  const CudaKit& kit = cuda_kit(any_kit);
+  const double one = hot_seconds(1);
+  SampleSize size;
+  size.batches = kBatchesPerSample;
   const double target = min_sample_seconds > 0 ? min_sample_seconds : kDefaultSampleSeconds;
   auto launches_for = [&](double per_launch, std::int64_t most) {  // per batch
     const double n = std::round(target / kBatchesPerSample / std::max(per_launch, 1e-9));
     return std::clamp<std::int64_t>(static_cast<std::int64_t>(n), 1, most);
   };
-  switch (mode_) {
-    case Mode::Cold: count_ = launches_for(one + kit_.flush_seconds, kMaxColdLaunches); break;
-    case Mode::Hot: count_ = launches_for(one, kMaxHotLaunches); break;
-    case Mode::Graph: count_ = graph_launches_ > 0 ? graph_launches_ : launches_for(one, kMaxGraphLaunches); break;
+  switch (mode) {
+    case Mode::Cold: size.launches = launches_for(one + kit.flush_seconds, kMaxColdLaunches); break;
+    case Mode::Hot: size.launches = launches_for(one, kMaxHotLaunches); break;
+    case Mode::Graph: size.launches = graph_launches > 0 ? graph_launches : launches_for(one, kMaxGraphLaunches); break;
   }
+  return size;
 }
 
-void DeviceSampler::before_batch() {
-  if (mode_ == Mode::Cold) reset_persisting_l2();
+void before_batch(DeviceKit&, Mode mode) {
+  if (mode == Mode::Cold) reset_persisting_l2();
 }
 
-void DeviceSampler::launch_blocker() {
-  PITOT_CUDA_TRY(cuda::launch_blocker(stream_, kit_.signals, kBlockerTimeoutNs));
+void launch_blocker(DeviceKit& kit, cudaStream_t stream) {
+  PITOT_CUDA_TRY(cuda::launch_blocker(stream, kit.signals, kBlockerTimeoutNs));
 }
 
-void DeviceSampler::launch_flush() {
-  PITOT_CUDA_TRY(launch_l2_flush(stream_, kit_.flush_buffer, kit_.flush_bytes, kit_.flush_sink, kit_.sm_count * 4));
+void launch_flush(DeviceKit& any_kit, cudaStream_t stream) {
+  const CudaKit& kit = cuda_kit(any_kit);
+  PITOT_CUDA_TRY(launch_l2_flush(stream, kit.flush_buffer, kit.flush_bytes, kit.flush_sink, kit.sm_count * 4));
 }
 
-void DeviceSampler::probe_clock(bool after, std::uint64_t sequence) {
-  PITOT_CUDA_TRY(launch_clock_probe(stream_, after ? kit_.clocks_after : kit_.clocks_before, kit_.sm_count, sequence));
+void probe_clock(DeviceKit& any_kit, cudaStream_t stream, bool after, std::uint64_t sequence) {
+  const CudaKit& kit = cuda_kit(any_kit);
+  PITOT_CUDA_TRY(launch_clock_probe(stream, after ? kit.clocks_after : kit.clocks_before, kit.sm_count, sequence));
 }
 
-void DeviceSampler::instantiate_graph() {
-  PITOT_CUDA_TRY(cudaGraphInstantiate(&graph_exec_, graph_, 0));
-  PITOT_CUDA_TRY(cudaGraphUpload(graph_exec_, stream_));
-}
-
-void DeviceSampler::run_once() {
-  launch_work();
-  PITOT_CUDA_TRY(cudaStreamSynchronize(stream_));
+void instantiate_graph(cudaGraph_t graph, cudaGraphExec_t* exec, cudaStream_t stream) {
+  PITOT_CUDA_TRY(cudaGraphInstantiate(exec, graph, 0));
+  PITOT_CUDA_TRY(cudaGraphUpload(*exec, stream));
 }
 
 // SM clock over the sample / nominal clock, from the multiprocessors both probes ran on
 // (clock64 counts per multiprocessor, so the two reads must come from the same one).
-double DeviceSampler::clock_ratio(std::uint64_t sequence) const {
+double clock_ratio(const DeviceKit& any_kit, std::uint64_t sequence) {
+  const CudaKit& kit = cuda_kit(any_kit);
   std::vector<double> ratios;
   for (int sm = 0; sm < kMaxSmSlots; ++sm) {
-    const ClockSlot& a = kit_.clocks_before[sm];
-    const ClockSlot& b = kit_.clocks_after[sm];
+    const ClockSlot& a = kit.clocks_before[sm];
+    const ClockSlot& b = kit.clocks_after[sm];
     if (a.sequence != sequence || b.sequence != sequence) continue;
     const double ns = static_cast<double>(b.time_ns - a.time_ns);
     if (b.time_ns <= a.time_ns || ns < 20e3) continue;  // the global timer is too coarse below ~20 us
     const double ghz = static_cast<double>(b.clock - a.clock) / ns;
-    ratios.push_back(ghz / (kit_.nominal_clock_khz * 1e-6));
+    ratios.push_back(ghz / (kit.nominal_clock_khz * 1e-6));
   }
-  if (ratios.empty() || !(kit_.nominal_clock_khz > 0)) return std::numeric_limits<double>::quiet_NaN();
+  if (ratios.empty() || !(kit.nominal_clock_khz > 0)) return std::numeric_limits<double>::quiet_NaN();
   std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2, ratios.end());
   return ratios[ratios.size() / 2];
 }
 
+}  // namespace ops
 }  // namespace pitot::cuda

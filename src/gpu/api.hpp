@@ -1,23 +1,18 @@
 // The runtime of the backend being built, under <pitot/gpu_names.hpp>'s names, for the backends'
 // host code. src/gpu holds what the CUDA and HIP backends share; its sources are compiled into both
-// pitot_cuda and pitot_hip, by the plain C++ compiler (gpu.hpp itself wants nvcc or hipcc). A HIP
-// target sees __HIP_PLATFORM_AMD__ (cmake/PitotHip.cmake's pitot_hip_runtime sets it); anything
-// else is CUDA. What truly differs lives in src/cuda and src/hip, behind the hooks the shared
-// headers declare.
+// pitot_cuda and pitot_hip, by the plain C++ compiler (gpu.hpp itself wants nvcc or hipcc);
+// src/gpu/platform.hpp says which. What truly differs lives in src/cuda and src/hip, behind the
+// functions src/gpu/device_ops.hpp and src/gpu/backend.hpp declare.
 #pragma once
 
-#if defined(__HIP_PLATFORM_AMD__)
-#define PITOT_GPU_HIP 1
-#define PITOT_GPU_CUDA 0
+#include "gpu/platform.hpp"
+
+#if PITOT_GPU_HIP
 #include <hip/hip_runtime_api.h>
 #include <pitot/hip.hpp>
-#define PITOT_GPU_NAMESPACE hip
 #else
-#define PITOT_GPU_HIP 0
-#define PITOT_GPU_CUDA 1
 #include <cuda_runtime_api.h>
 #include <pitot/cuda.hpp>
-#define PITOT_GPU_NAMESPACE cuda
 #endif
 
 #include <pitot/gpu_names.hpp>

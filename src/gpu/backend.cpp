@@ -19,12 +19,6 @@
 #include "gpu/activity.hpp"
 #include "gpu/error.hpp"
 #include "gpu/sampler.hpp"
-// The backend's DeviceKit.
-#if PITOT_GPU_HIP
-#include "hip/sampler.hpp"
-#else
-#include "cuda/sampler.hpp"
-#endif
 
 namespace pitot::PITOT_GPU_NAMESPACE {
 namespace {
@@ -100,7 +94,7 @@ nlohmann::json energy_info(const DeviceSampler::Energy& e) {
 
 }  // namespace
 
-void exec(State& state, std::function<void(Launch&)> work) {
+void exec(State& state, const DeviceOptions& options, std::function<void(Launch&)> work) {
   PointContext context(state.point_name());
   const int rotations = pending_rotations;
   pending_rotations = 1;
@@ -112,7 +106,6 @@ void exec(State& state, std::function<void(Launch&)> work) {
       return;
     }
   }
-  const DeviceOptions& options = device_options();
   const Mode mode = options.timing;
   select_device(options.device);
   // Setup work the author queued (fills, copies) finishes before anything is timed.

@@ -14,10 +14,10 @@
 
 namespace pitot::PITOT_GPU_NAMESPACE {
 
-struct DeviceKit;
+struct DeviceKit;  // src/gpu/device_ops.hpp
 
-// Times `work` on the device of device_options(), as the point's samples.
-void exec(State& state, std::function<void(Launch&)> work);
+// Times `work` on options.device with the run's options, as the point's samples.
+void exec(State& state, const DeviceOptions& options, std::function<void(Launch&)> work);
 
 // Hooks (src/<backend>/backend.cpp).
 // Makes `device` current; throws pitot::UsageError when there is no such device.

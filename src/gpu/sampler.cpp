@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -13,13 +14,8 @@
 
 #include "core/stats.hpp"
 #include "gpu/activity.hpp"
+#include "gpu/device_ops.hpp"
 #include "gpu/error.hpp"
-// The backend's DeviceKit and HostSignals.
-#if PITOT_GPU_HIP
-#include "hip/sampler.hpp"
-#else
-#include "cuda/sampler.hpp"
-#endif
 
 namespace pitot::PITOT_GPU_NAMESPACE {
 namespace {
@@ -40,7 +36,7 @@ DeviceKit& device_kit(int device) {
   static std::map<int, std::unique_ptr<DeviceKit>> kits;  // kept until the process exits
   std::lock_guard lock(mutex);
   auto& kit = kits[device];
-  if (!kit) kit = make_kit(device);
+  if (!kit) kit = ops::make_kit(device);
   return *kit;
 }
 
@@ -228,7 +224,7 @@ void DeviceSampler::capture_graph() {
     throw;
   }
   PITOT_GPU_TRY(gpuStreamEndCapture(stream_, &graph_));
-  instantiate_graph();
+  ops::instantiate_graph(graph_, &graph_exec_, stream_);
   PITOT_GPU_TRY(gpuStreamSynchronize(stream_));
 }
 
@@ -266,8 +262,34 @@ void DeviceSampler::warmup(double warmup_seconds, double min_sample_seconds) {
   if (card_log_) card_log_->read_now();  // the card as timing starts
 }
 
+void DeviceSampler::size_sample(double min_sample_seconds) {
+  // The time of one launch, hot, decides how many launches a sample holds.
+  const Mode mode = mode_;
+  mode_ = Mode::Hot;
+  const HotSeconds hot_seconds = [this](std::int64_t launches) {
+    count_ = launches;
+    batches_ = 1;
+    double one = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < 3; ++i) one = std::min(one, sample().seconds);
+    return one;
+  };
+  const SampleSize size = ops::size_sample(kit_, mode, min_sample_seconds, graph_launches_, hot_seconds);
+  mode_ = mode;
+  count_ = size.launches;
+  batches_ = size.batches;
+}
+
+void DeviceSampler::run_once() {
+#if PITOT_GPU_HIP
+  (void)sample();  // one whole sample, as the engine's default does
+#else
+  launch_work();
+  PITOT_GPU_TRY(gpuStreamSynchronize(stream_));
+#endif
+}
+
 DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
-  before_batch();
+  ops::before_batch(kit_, mode_);
   const bool kclock = kernel_clock();
   activity_record(kclock);  // off for events: recording kernels slows some of them
   std::uint64_t first = 0;
@@ -281,14 +303,14 @@ DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
   signals->release = 0;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const bool blocker = kit_.use_blocker && !profiling_now;
-  if (blocker) launch_blocker();
+  if (blocker) ops::launch_blocker(kit_, stream_);
   {
     ReleaseOnExit release{signals};
-    probe_clock(false, sequence);
+    ops::probe_clock(kit_, stream_, false, sequence);
     switch (mode_) {
       case Mode::Cold:
         for (std::int64_t k = 0; k < count_; ++k) {
-          launch_flush();
+          ops::launch_flush(kit_, stream_);
           PITOT_GPU_TRY(gpuEventRecord(starts_[k], stream_));
           launch_work(kclock ? first + static_cast<std::uint64_t>(k) : 0);
           PITOT_GPU_TRY(gpuEventRecord(stops_[k], stream_));
@@ -305,7 +327,7 @@ DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
         PITOT_GPU_TRY(gpuEventRecord(stops_[0], stream_));
         break;
     }
-    probe_clock(true, sequence);
+    ops::probe_clock(kit_, stream_, true, sequence);
   }
   PITOT_GPU_TRY(gpuStreamSynchronize(stream_));
   if (blocker && signals->timed_out) {
@@ -326,7 +348,7 @@ DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
     times.seconds = elapsed_seconds(starts_[0], stops_[0]);
   }
   if (kclock) read_kernel_clock(first, times);
-  *clock_ratio_out = clock_ratio(sequence);
+  *clock_ratio_out = ops::clock_ratio(kit_, sequence);
   return times;
 }
 

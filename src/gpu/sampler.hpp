@@ -3,9 +3,9 @@
 // `count_` launches behind a spinning blocker kernel that the host releases once all are queued,
 // so the host's launch latency stays out of the events.
 //
-// Each backend defines its DeviceKit (what it keeps per device) and the hooks marked below, in
-// src/<backend>/sampler.hpp and sampler.cpp: how a sample is sized, how the blocker, the cache
-// flush and the clock probe are launched, and how a graph is instantiated.
+// What differs by backend (the kit's own state, how a sample is sized, how the blocker, the cache
+// flush and the clock probe are launched, how a graph is instantiated) is behind the functions of
+// src/gpu/device_ops.hpp, which each backend defines.
 #pragma once
 
 #include <atomic>
@@ -21,12 +21,11 @@
 #include "card/watch.hpp"
 #include "core/settings.hpp"
 #include "gpu/api.hpp"
+#include "gpu/device_ops.hpp"
 #include "gpu/kernel_clock.hpp"
 
 namespace pitot::PITOT_GPU_NAMESPACE {
 
-// The timing mode (--timing), parsed at the command line (src/core/settings.hpp).
-using Mode = pitot::Timing;
 // What a cold sample's value is read from: events around each launch, or the device's own start
 // and end timestamps of the work the launch queued (the kernel clock: CUPTI activity records,
 // src/gpu/activity.hpp), which leave the events' and the front end's time out. Named as --clock
@@ -40,13 +39,9 @@ inline constexpr Clock kDefaultColdClock = Clock::Kernel;
 // launches it records, so a launch behind the spinning blocker would wait for it.
 void set_profiling(bool on);
 
-// What the backend keeps per device for the whole process (src/<backend>/sampler.hpp). Points
-// never run at the same time, and every sample ends synchronized, so one kit serves them all.
-struct DeviceKit;
-// The kit of `device`, made on first use (the calling thread must have selected the device).
+// The kit of `device` (src/gpu/device_ops.hpp), made on first use by ops::make_kit (the calling
+// thread must have selected the device).
 DeviceKit& device_kit(int device);
-// Hook: makes the kit of `device` (src/<backend>/sampler.cpp).
-std::unique_ptr<DeviceKit> make_kit(int device);
 
 // Launches queued behind the blocker per batch. The queue must hold them all while the blocker
 // spins (a full queue would stall the host until the blocker's timeout).
@@ -58,7 +53,7 @@ constexpr std::int64_t kMaxHotLaunches = 128;
 double elapsed_seconds(gpuEvent_t start, gpuEvent_t stop);
 
 // Lets the stream run when the enqueueing scope ends, on an exception too (never leave the GPU
-// spinning). Signals is the backend's HostSignals (src/<backend>/kernels.hpp).
+// spinning). Signals is HostSignals (src/gpu/signals.hpp).
 template <class Signals>
 struct ReleaseOnExit {
   Signals* signals;
@@ -79,7 +74,7 @@ class DeviceSampler final : public detail::Sampler {
   const char* backend() const override { return kBackendName; }
   void warmup(double warmup_seconds, double min_sample_seconds) override;
   detail::Sample sample() override;
-  void run_once() override;  // hook
+  void run_once() override;  // CUDA: one launch, synchronized; HIP: one whole sample
   std::int64_t iterations_per_sample() const override { return count_ * batches_; }
   void finish() override;
 
@@ -131,16 +126,8 @@ class DeviceSampler final : public detail::Sampler {
   void capture_graph();
   void release_resources() noexcept;
   Energy measure_energy(card::Card& card, double window_seconds);
-
-  // Hooks, defined by each backend (src/<backend>/sampler.cpp).
-  // count_ and batches_ for mode_, from the time of one hot launch (mode_ may change meanwhile).
+  // count_ and batches_ for mode_, by the backend's rule (ops::size_sample) on hot launches.
   void size_sample(double min_sample_seconds);
-  void before_batch();                                   // e.g. reset state a flush cannot reach
-  void launch_blocker();                                 // the spinning kernel at a batch's start
-  void launch_flush();                                   // the cache flush before a cold launch
-  void probe_clock(bool after, std::uint64_t sequence);  // around a batch's launches
-  double clock_ratio(std::uint64_t sequence) const;      // of the batch just run; NaN: unknown
-  void instantiate_graph();                              // graph_ into graph_exec_, uploaded
 
   DeviceKit& kit_;
   Mode mode_;

@@ -13,6 +13,7 @@
 #include <pitot/hip.hpp>
 
 #include "gpu/backend.hpp"
+#include "gpu/sampler.hpp"
 #include "hip/error.hpp"
 #include "hip/facts.hpp"
 #include "hip/roctx.hpp"
@@ -95,26 +96,24 @@ void select_device(int device) {
 }
 
 void record_kit_info(State& state, const DeviceKit& kit) {
-  detail::set_backend_info(state, "event_resolution_seconds", json(kit.event_resolution_seconds).dump());
+  detail::set_backend_info(state, "event_resolution_seconds", json(hip_kit(kit).event_resolution_seconds).dump());
 }
 
 DeviceBackend make_backend() {
   DeviceBackend b;
   b.name = "hip";
   b.exec = exec;
-  b.bind_thread = [] {
+  b.bind_thread = [](int device) {
     // Errors wait for exec: a CPU benchmark in a HIP program must still run without a GPU.
-    if (device_options().device < device_count()) {
-      if (hipSetDevice(device_options().device) != hipSuccess) (void)hipGetLastError();
+    if (device < device_count()) {
+      if (hipSetDevice(device) != hipSuccess) (void)hipGetLastError();
     }
   };
-  b.device_facts = []() -> json {
-    const int device = device_options().device;
+  b.device_facts = [](int device) -> json {
     if (device >= device_count()) return nullptr;
     return facts_of(device);
   };
-  b.machine_name = []() -> std::string {
-    const int device = device_options().device;
+  b.machine_name = [](int device) -> std::string {
     if (device >= device_count()) return "";
     hipDeviceProp_t p{};
     if (hipGetDeviceProperties(&p, device) != hipSuccess) return "";

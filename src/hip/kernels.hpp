@@ -7,14 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace pitot::hip {
+#include "gpu/signals.hpp"
 
-// Host memory shared by the host and the blocking kernel (allocated coherent and mapped, so the
-// spinning kernel sees the host's store without caching a stale value).
-struct HostSignals {
-  volatile int release;    // host sets 1 to let the stream run
-  volatile int timed_out;  // the blocker gave up waiting
-};
+namespace pitot::hip {
 
 // One thread spinning until signals->release or until `timeout_ticks` of the GPU's constant-rate
 // wall clock (wall_clock64) have passed: the launches queued behind it then run back to back,

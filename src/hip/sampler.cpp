@@ -1,7 +1,7 @@
-// The HIP side of the shared sampler (src/gpu/sampler.hpp): the device kit, and the hooks: one
-// batch per sample sized for the measured event resolution, the L2 + Infinity Cache flush before
-// cold launches, the blocker's timeout in wall_clock64 ticks, no clock probe, graph upload by one
-// untimed launch.
+// The HIP side of the shared sampler (src/gpu/sampler.hpp), its device operations
+// (src/gpu/device_ops.hpp): the device kit, one batch per sample sized for the measured event
+// resolution, the L2 + Infinity Cache flush before cold launches, the blocker's timeout in
+// wall_clock64 ticks, no clock probe, graph upload by one untimed launch.
 #include "hip/sampler.hpp"
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 
 #include <pitot/benchmark.hpp>
 
+#include "gpu/sampler.hpp"
 #include "hip/error.hpp"
 #include "hip/facts.hpp"
 #include "hip/timing.hpp"
@@ -47,8 +48,10 @@ std::uint64_t wall_clock_hz(int device) {
 
 }  // namespace
 
+namespace ops {
+
 std::unique_ptr<DeviceKit> make_kit(int device) {
-  auto kit = std::make_unique<DeviceKit>();
+  auto kit = std::make_unique<HipKit>();
   kit->device = device;
   kit->cu_count = device_attribute(hipDeviceAttributeMultiprocessorCount, device,
                                    "hipDeviceGetAttribute(MultiprocessorCount)");
@@ -81,7 +84,7 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
   PITOT_HIP_TRY(hipEventCreate(&start));
   PITOT_HIP_TRY(hipEventCreate(&stop));
   const int flush_blocks = kit->cu_count * 4;
-  PITOT_HIP_TRY(launch_blocker(stream, kit->device_signals, 1));
+  PITOT_HIP_TRY(hip::launch_blocker(stream, kit->device_signals, 1));
   PITOT_HIP_TRY(launch_empty(stream));
   PITOT_HIP_TRY(launch_cache_flush(stream, kit->flush_buffer, kit->flush_bytes, kit->flush_sink, flush_blocks));
   // One flush's duration, to size cold samples.
@@ -110,7 +113,7 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
     kit->signals->timed_out = 0;
     {
       ReleaseOnExit<HostSignals> release{kit->signals};
-      PITOT_HIP_TRY(launch_blocker(stream, kit->device_signals, kit->wall_clock_hz / 10));
+      PITOT_HIP_TRY(hip::launch_blocker(stream, kit->device_signals, kit->wall_clock_hz / 10));
       PITOT_HIP_TRY(launch_empty(stream));
     }
     PITOT_HIP_TRY(hipStreamSynchronize(stream));
@@ -122,60 +125,51 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
   return kit;
 }
 
-void DeviceSampler::size_sample(double min_sample_seconds) {
-  // The time of one launch, hot, decides how many launches a sample holds. A launch of a few
-  // event steps reads coarsely, so it is timed again in a window of 50 steps. A sample is one
-  // batch (batches_ stays 1).
-  const Mode mode = mode_;
-  mode_ = Mode::Hot;
-  count_ = 1;
-  auto shortest_of_three = [&] {
-    double one = std::numeric_limits<double>::infinity();
-    for (int i = 0; i < 3; ++i) one = std::min(one, sample().seconds);
-    return one;
-  };
-  double one = shortest_of_three();
-  const double coarse = 50 * kit_.event_resolution_seconds;
-  if (one < coarse) {
-    count_ = launches_per_window(one, coarse, kMaxHotLaunches);
-    one = shortest_of_three();
-  }
-  mode_ = mode;
-  const double window = sample_window_seconds(min_sample_seconds, kit_.event_resolution_seconds);
-  switch (mode_) {
+SampleSize size_sample(const DeviceKit& any_kit, Mode mode, double min_sample_seconds, int graph_launches,
+                       const HotSeconds& hot_seconds) {
+  // A launch of a few event steps reads coarsely, so it is timed again in a window of 50 steps.
+  // A sample is one batch.
+  const HipKit& kit = hip_kit(any_kit);
+  double one = hot_seconds(1);
+  const double coarse = 50 * kit.event_resolution_seconds;
+  if (one < coarse) one = hot_seconds(launches_per_window(one, coarse, kMaxHotLaunches));
+  const double window = sample_window_seconds(min_sample_seconds, kit.event_resolution_seconds);
+  SampleSize size;
+  switch (mode) {
     case Mode::Cold:
-      count_ = cold_launches(one, kit_.flush_seconds, window, kit_.event_resolution_seconds, kMaxColdLaunches);
+      size.launches = cold_launches(one, kit.flush_seconds, window, kit.event_resolution_seconds, kMaxColdLaunches);
       break;
-    case Mode::Hot: count_ = launches_per_window(one, window, kMaxHotLaunches); break;
+    case Mode::Hot: size.launches = launches_per_window(one, window, kMaxHotLaunches); break;
     case Mode::Graph:
-      count_ = graph_launches_ > 0 ? graph_launches_ : launches_per_window(one, window, kMaxGraphLaunches);
+      size.launches = graph_launches > 0 ? graph_launches : launches_per_window(one, window, kMaxGraphLaunches);
       break;
   }
+  return size;
 }
 
-void DeviceSampler::before_batch() {}
+void before_batch(DeviceKit&, Mode) {}
 
-void DeviceSampler::launch_blocker() {
-  const auto ticks = static_cast<std::uint64_t>(kBlockerTimeoutSeconds * static_cast<double>(kit_.wall_clock_hz));
-  PITOT_HIP_TRY(hip::launch_blocker(stream_, kit_.device_signals, ticks));
+void launch_blocker(DeviceKit& any_kit, hipStream_t stream) {
+  const HipKit& kit = hip_kit(any_kit);
+  const auto ticks = static_cast<std::uint64_t>(kBlockerTimeoutSeconds * static_cast<double>(kit.wall_clock_hz));
+  PITOT_HIP_TRY(hip::launch_blocker(stream, kit.device_signals, ticks));
 }
 
-void DeviceSampler::launch_flush() {
-  PITOT_HIP_TRY(launch_cache_flush(stream_, kit_.flush_buffer, kit_.flush_bytes, kit_.flush_sink, kit_.cu_count * 4));
+void launch_flush(DeviceKit& any_kit, hipStream_t stream) {
+  const HipKit& kit = hip_kit(any_kit);
+  PITOT_HIP_TRY(launch_cache_flush(stream, kit.flush_buffer, kit.flush_bytes, kit.flush_sink, kit.cu_count * 4));
 }
 
 // No clock probe on AMD yet: the clock ratio stays unknown and no sample counts as throttled.
-void DeviceSampler::probe_clock(bool, std::uint64_t) {}
+void probe_clock(DeviceKit&, hipStream_t, bool, std::uint64_t) {}
 
-double DeviceSampler::clock_ratio(std::uint64_t) const { return std::numeric_limits<double>::quiet_NaN(); }
+double clock_ratio(const DeviceKit&, std::uint64_t) { return std::numeric_limits<double>::quiet_NaN(); }
 
-void DeviceSampler::instantiate_graph() {
-  PITOT_HIP_TRY(hipGraphInstantiate(&graph_exec_, graph_, nullptr, nullptr, 0));
+void instantiate_graph(hipGraph_t graph, hipGraphExec_t* exec, hipStream_t stream) {
+  PITOT_HIP_TRY(hipGraphInstantiate(exec, graph, nullptr, nullptr, 0));
   // One untimed launch uploads the graph (hipGraphUpload is missing from older ROCm).
-  PITOT_HIP_TRY(hipGraphLaunch(graph_exec_, stream_));
+  PITOT_HIP_TRY(hipGraphLaunch(*exec, stream));
 }
 
-// One whole sample, as the engine's default does.
-void DeviceSampler::run_once() { (void)sample(); }
-
+}  // namespace ops
 }  // namespace pitot::hip

@@ -132,26 +132,26 @@ std::string build_warning(const std::string& program) {
       program, b.build_type.empty() ? "" : b.build_type);
 }
 
-json device_facts() {
+json device_facts(int device) {
   const DeviceBackend* b = device_backend();
-  return b && b->device_facts ? b->device_facts() : json(nullptr);
+  return b && b->device_facts ? b->device_facts(device) : json(nullptr);
 }
 
-std::string device_machine_name() {
+std::string device_machine_name(int device) {
   const DeviceBackend* b = device_backend();
-  return b && b->machine_name ? b->machine_name() : "";
+  return b && b->machine_name ? b->machine_name(device) : "";
 }
 
 void print_list(std::ostream& out, const std::string& program, const std::vector<BenchmarkInfo>& infos,
-                const std::vector<PlannedPoint>& points, bool as_json) {
+                const std::vector<PlannedPoint>& points, bool as_json, int device) {
   if (as_json) {
     // The device facts let a driver name the machine and count GPUs without running a point.
     ListAnswer answer;
     answer.program = program;
     if (device_backend()) answer.backend = device_backend()->name;
-    answer.device = device_facts();
+    answer.device = device_facts(device);
     answer.device_count = answer.device.is_object() ? answer.device.value("gpu_count", 1) : 0;
-    answer.machine = device_machine_name();
+    answer.machine = device_machine_name(device);
     answer.build = listed_build();
     answer.requirements = build_requirements();
     answer.benchmarks = infos;
@@ -201,11 +201,11 @@ void write_asv_results(const Options& o, const std::string& program, const std::
                        const std::vector<PointResult>& results) {
   AsvRun run;
   run.machine_facts = host_facts();
-  json dev = device_facts();
+  json dev = device_facts(o.device.device);
   if (dev.is_object())
     for (const auto& [k, v] : dev.items()) run.machine_facts[k] = v.is_string() ? v.get<std::string>() : json_text(v);
   run.machine = o.machine;
-  if (run.machine.empty()) run.machine = device_machine_name();
+  if (run.machine.empty()) run.machine = device_machine_name(o.device.device);
   if (run.machine.empty()) run.machine = machine_name_from_cpu(run.machine_facts["cpu"]);
   run.machine = checked_name("--machine", run.machine);
   auto commit = git_commit(std::filesystem::current_path(), o.commit.empty() ? "HEAD" : o.commit);
@@ -265,11 +265,10 @@ int run_program(int argc, char** argv) {
   apply_axis_overrides(registry(), o.axis_overrides);
   const auto infos = benchmark_infos(program, registry());
   const auto points = select_points(plan_points(registry()), o);
-  device_options() = o.device;
 
   if (o.list) {
     std::ostringstream text;
-    print_list(text, program, infos, points, o.list_json);
+    print_list(text, program, infos, points, o.list_json, o.device.device);
     write_output(o.list_json ? o.json_path : "-", text.str());
     return kExitOk;
   }
@@ -292,7 +291,8 @@ int run_program(int argc, char** argv) {
     std::fflush(channel);
   };
   PointHooks hooks;
-  if (backend && backend->bind_thread) hooks.on_thread_start = [backend](const PlannedPoint&) { backend->bind_thread(); };
+  if (backend && backend->bind_thread)
+    hooks.on_thread_start = [backend, device = o.device.device](const PlannedPoint&) { backend->bind_thread(device); };
   // Tells a driver which points are running, so a crash is charged to them alone.
   hooks.on_point_begin = [&](const PlannedPoint& p) { send(json_text(to_json(StartMessage{p.id}))); };
 
@@ -312,7 +312,7 @@ int run_program(int argc, char** argv) {
       write_output(o.csv_path, csv.str());
     }
     if (!o.json_path.empty()) {
-      json doc = {{"pitot_version", PITOT_VERSION}, {"program", program}, {"build", to_json(listed_build())}, {"host", host_facts()}, {"device", device_facts()}, {"config", config_json(o)}, {"benchmarks", json::array()}, {"points", json::array()}};
+      json doc = {{"pitot_version", PITOT_VERSION}, {"program", program}, {"build", to_json(listed_build())}, {"host", host_facts()}, {"device", device_facts(o.device.device)}, {"config", config_json(o)}, {"benchmarks", json::array()}, {"points", json::array()}};
       for (const auto& b : infos) doc["benchmarks"].push_back(to_json(b));
       for (const auto& r : results) doc["points"].push_back(to_json(r));
       write_output(o.json_path, json_text(doc, 1) + "\n");
@@ -368,7 +368,7 @@ int run_program(int argc, char** argv) {
           std::_Exit(kExitDeviceLost);
         }
       },
-      hooks);
+      hooks, o.device);
   if (progress) std::cerr << "\r" << std::string(80, ' ') << "\r";
   if (channel) {
     send(json_text(to_json(DoneMessage{})));

@@ -111,8 +111,8 @@ TEST(Backend, FactsMatchTheMachine) {
     (void)cudaGetLastError();
     count = 0;
   }
-  const auto facts = b->device_facts();
-  const std::string name = b->machine_name();
+  const auto facts = b->device_facts(0);
+  const std::string name = b->machine_name(0);
   if (count == 0) {
     EXPECT_TRUE(facts.is_null());
     EXPECT_EQ(name, "");

@@ -26,8 +26,9 @@ std::vector<pitot::PointResult> run(std::vector<std::pair<std::string, pitot::Be
     d.fn = fn;
     defs.push_back(std::move(d));
   }
-  pitot::device_options().timing = pitot::timing_from_name(timing).value();
-  pitot::device_options().clock = pitot::clock_from_name(clock);  // "": the default
+  pitot::DeviceOptions device;
+  device.timing = pitot::timing_from_name(timing).value();
+  device.clock = pitot::clock_from_name(clock);  // "": the default
   pitot::RunConfig config;
   config.warmup_seconds = 0.01;
   config.min_samples = 10;
@@ -35,10 +36,10 @@ std::vector<pitot::PointResult> run(std::vector<std::pair<std::string, pitot::Be
   config.interleave = 1;
   std::vector<pitot::PointResult> results;
   pitot::PointHooks hooks;
-  hooks.on_thread_start = [](const pitot::PlannedPoint&) { pitot::device_backend()->bind_thread(); };
+  hooks.on_thread_start = [](const pitot::PlannedPoint&) { pitot::device_backend()->bind_thread(0); };
   pitot::run_points(
       "test_cuda_gpu", pitot::plan_points(defs), config,
-      [&](const pitot::PointResult& r) { results.push_back(r); }, hooks);
+      [&](const pitot::PointResult& r) { results.push_back(r); }, hooks, device);
   return results;
 }
 
@@ -151,13 +152,13 @@ TEST(Errors, ThrowingWorkNeverLeavesTheGpuBlocked) {
 
 TEST(Facts, DescribeTheDevice) {
   const auto* b = pitot::device_backend();
-  const auto facts = b->device_facts();
+  const auto facts = b->device_facts(0);
   ASSERT_TRUE(facts.is_object());
   for (const char* key : {"gpu", "gpu_arch", "gpu_sm_count", "gpu_sm_clock_mhz", "gpu_memory_gib", "gpu_l2_mib",
                           "gpu_ecc", "cuda_driver_api", "cuda_runtime"})
     EXPECT_TRUE(facts.contains(key)) << key << " missing from " << facts.dump();
-  EXPECT_FALSE(b->machine_name().empty());
-  std::printf("device facts: %s\nmachine name: %s\n", facts.dump().c_str(), b->machine_name().c_str());
+  EXPECT_FALSE(b->machine_name(0).empty());
+  std::printf("device facts: %s\nmachine name: %s\n", facts.dump().c_str(), b->machine_name(0).c_str());
 }
 
 TEST(DeviceLost, StickyErrorFailsThePointAndMarksTheDevice) {

@@ -237,9 +237,9 @@ TEST(Backend, WithoutAGpu) {
   if (missing_device_message().empty()) GTEST_SKIP() << "an AMD GPU is present; this checks the no-GPU path";
   const pitot::DeviceBackend* b = pitot::device_backend();
   ASSERT_NE(b, nullptr);
-  EXPECT_TRUE(b->device_facts().is_null());
-  EXPECT_EQ(b->machine_name(), "");
-  b->bind_thread();  // must not throw: CPU benchmarks in a HIP program still run
+  EXPECT_TRUE(b->device_facts(0).is_null());
+  EXPECT_EQ(b->machine_name(0), "");
+  b->bind_thread(0);  // must not throw: CPU benchmarks in a HIP program still run
   EXPECT_NE(missing_device_message().find("no AMD GPU"), std::string::npos);
   // Any HIP call that fails for lack of a GPU says so first.
   try {

@@ -28,7 +28,8 @@ std::vector<pitot::PointResult> run(std::vector<std::pair<std::string, pitot::Be
     d.fn = fn;
     defs.push_back(std::move(d));
   }
-  pitot::device_options().timing = pitot::timing_from_name(timing).value();
+  pitot::DeviceOptions device;
+  device.timing = pitot::timing_from_name(timing).value();
   pitot::RunConfig config;
   config.warmup_seconds = 0.01;
   config.min_samples = 10;
@@ -36,10 +37,10 @@ std::vector<pitot::PointResult> run(std::vector<std::pair<std::string, pitot::Be
   config.interleave = 1;
   std::vector<pitot::PointResult> results;
   pitot::PointHooks hooks;
-  hooks.on_thread_start = [](const pitot::PlannedPoint&) { pitot::device_backend()->bind_thread(); };
+  hooks.on_thread_start = [](const pitot::PlannedPoint&) { pitot::device_backend()->bind_thread(0); };
   pitot::run_points(
       "test_hip_gpu", pitot::plan_points(defs), config,
-      [&](const pitot::PointResult& r) { results.push_back(r); }, hooks);
+      [&](const pitot::PointResult& r) { results.push_back(r); }, hooks, device);
   return results;
 }
 
@@ -120,12 +121,12 @@ TEST(Errors, ThrowingWorkNeverLeavesTheGpuBlocked) {
 }
 
 TEST(Facts, DescribeTheDevice) {
-  const auto facts = pitot::device_backend()->device_facts();
+  const auto facts = pitot::device_backend()->device_facts(0);
   ASSERT_TRUE(facts.is_object());
   EXPECT_EQ(facts.value("gpu_arch", "").rfind("gfx", 0), 0u);
   EXPECT_GT(facts.value("gpu_cu_count", 0), 0);
   EXPECT_FALSE(facts.value("hip_runtime", "").empty());
-  EXPECT_FALSE(pitot::device_backend()->machine_name().empty());
+  EXPECT_FALSE(pitot::device_backend()->machine_name(0).empty());
 }
 
 }  // namespace
