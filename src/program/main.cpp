@@ -20,7 +20,7 @@
 #include "core/point_filter.hpp"
 #include "core/protocol.hpp"
 #include "core/text.hpp"
-#include "output/asv.hpp"
+#include "asv/write.hpp"
 #include "output/console.hpp"
 #include "output/machine.hpp"
 #include "program/main.hpp"

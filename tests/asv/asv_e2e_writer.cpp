@@ -8,7 +8,7 @@
 #include <string>
 
 #include "asv_test_util.hpp"
-#include "output/asv.hpp"
+#include "asv/write.hpp"
 #include "output/machine.hpp"
 
 using namespace pitot;

@@ -19,7 +19,7 @@
 #include "driver/compare/input.hpp"
 #include "driver/compare/report.hpp"
 #include "driver/compare/run.hpp"
-#include "output/asv.hpp"
+#include "asv/write.hpp"
 #include "output/machine.hpp"
 #include "temp_dir.hpp"
 

@@ -18,7 +18,8 @@
 #include "core/bounded_json.hpp"
 #include "core/stats.hpp"
 #include "driver/common/files.hpp"
-#include "output/asv_results.hpp"
+#include "asv/database.hpp"
+#include "asv/results.hpp"
 #include "output/machine.hpp"
 
 namespace pitot::driver::compare {
@@ -48,7 +49,7 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
   return out;
 }
 
-// Numbers of pitot JSON, read as asv's lists are (output/asv_results.hpp); a string is bad input.
+// Numbers of pitot JSON, read as asv's lists are (asv/results.hpp); a string is bad input.
 template <class Read>
 auto as_input_error(Read&& read) {
   try {
@@ -77,24 +78,29 @@ std::string git_resolve(const std::string& rev, const fs::path& repo) {
   return commit ? commit->hash : "";
 }
 
-// The commit a results file names. A file that does not parse is reported as corrupt, with
+// A results file, loaded by the asv module (asv/database.hpp); its refusal is bad input.
+json load_results_file(const fs::path& file) {
+  return as_input_error([&] { return load_asv_file(file, AsvFile::Results); });
+}
+
+// The commit a results file names. A file that does not load is reported as corrupt, with
 // where: "unknown commit" would send the user looking for the wrong problem.
 std::string commit_of_file(const fs::path& file) {
   json j;
   try {
-    j = parse_python_json(read_text(file, "results file"), file.string());
+    j = load_results_file(file);
   } catch (const InputError& e) {
     throw InputError(fmt::format("results file {} is corrupt: {}", file.string(), e.what()));
   }
-  if (!j.is_object() || !j.contains("commit_hash") || !j["commit_hash"].is_string())
+  if (!j.contains("commit_hash") || !j["commit_hash"].is_string())
     throw InputError(fmt::format("results file {} is corrupt: it names no commit_hash", file.string()));
   return lower(j["commit_hash"].get<std::string>());
 }
 
 double date_of_file(const fs::path& file) {
   try {
-    json j = parse_python_json(read_text(file, "results file"), file.string());
-    return j.is_object() && j.contains("date") && j["date"].is_number() ? j["date"].get<double>() : -1;
+    json j = load_results_file(file);
+    return j.contains("date") && j["date"].is_number() ? j["date"].get<double>() : -1;
   } catch (const std::exception&) {
     return -1;
   }
@@ -371,15 +377,7 @@ CardState card_state(const json& point) {
 }  // namespace
 
 ResultSet read_asv_results(const fs::path& file, const json* benchmarks) {
-  json j = parse_python_json(read_text(file, "results file"), "results file " + file.string());
-  if (!j.is_object() || !j.contains("version"))
-    throw InputError("results file " + file.string() + " has no \"version\": not an asv results file");
-  const json& version = j["version"];
-  if (!version.is_number_integer() || version.get<int>() != 2)
-    throw InputError(fmt::format("results file {} has format version {}; pitot reads version 2 ({})", file.string(),
-                                 version.dump(),
-                                 version.is_number() && version.get<double>() < 2 ? "run `asv update` on it"
-                                                                                  : "written by a newer asv"));
+  const json j = load_results_file(file);
   const std::string hash = j.value("commit_hash", "");
   const std::string machine = j.contains("params") && j["params"].is_object() ? j["params"].value("machine", "") : "";
   std::string label = file.string();
@@ -522,11 +520,7 @@ ResultSet read_pitot_json(const fs::path& file) {
 }
 
 std::optional<json> read_benchmarks_json(const fs::path& results_dir) {
-  const fs::path file = results_dir / "benchmarks.json";
-  if (!fs::is_regular_file(file)) return std::nullopt;
-  json j = parse_python_json(read_text(file, "benchmarks file"), file.string());
-  if (!j.is_object()) throw InputError(file.string() + " is not a JSON object");
-  return j;
+  return as_input_error([&] { return load_asv_file_if_any(results_dir / "benchmarks.json", AsvFile::Benchmarks); });
 }
 
 std::vector<AsvResultsFile> commit_results_files(const DatabaseQuery& query, const std::string& commit) {
@@ -534,11 +528,7 @@ std::vector<AsvResultsFile> commit_results_files(const DatabaseQuery& query, con
   if (!fs::is_directory(dir))
     throw InputError(fmt::format("results folder {} not found; name it with --results-dir (the asv results_dir)",
                                  dir.string()));
-  std::vector<std::string> machines;
-  for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.is_directory() && fs::is_regular_file(entry.path() / "machine.json"))
-      machines.push_back(entry.path().filename().string());
-  std::sort(machines.begin(), machines.end());
+  const std::vector<std::string> machines = asv_machines(dir);
   std::string machine = query.machine;
   if (machine.empty()) {
     if (machines.empty()) throw InputError(fmt::format("no machine folders (with machine.json) in {}", dir.string()));
@@ -780,6 +770,29 @@ std::optional<std::pair<ResultSet, ResultSet>> load_commits(const std::string& b
 
 ResultSet load_side(const std::string& arg, const DatabaseQuery& query) {
   return with_points(load_side_any(arg, query), arg);
+}
+
+std::pair<ResultSet, ResultSet> load_sides(const std::string& base, const std::string& head,
+                                           const DatabaseQuery& query, int history) {
+  if (auto commits = load_commits(base, head, query, history)) return std::move(*commits);
+  std::pair<ResultSet, ResultSet> sides;
+  try {
+    sides.first = load_side(base, query);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("base: {}", e.what()));
+  }
+  try {
+    sides.second = load_side(head, query);
+    // A head commit's recent runs in the database give each point its noise floor.
+    const fs::path head_file = side_results_file(head, query);
+    if (!head_file.empty() && history > 0) {
+      const auto benchmarks = read_benchmarks_json(query.results_dir);
+      read_history(sides.second, head_file, benchmarks ? &*benchmarks : nullptr, history);
+    }
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("head: {}", e.what()));
+  }
+  return sides;
 }
 
 namespace {

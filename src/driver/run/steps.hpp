@@ -21,7 +21,7 @@
 #include "driver/common/manifest.hpp"
 #include "driver/common/progress.hpp"
 #include "driver/run/program_runner.hpp"
-#include "output/asv.hpp"
+#include "asv/write.hpp"
 #include "output/machine.hpp"
 
 namespace pitot::driver::run {
