@@ -5,16 +5,72 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <set>
+
+#include <fmt/format.h>
 
 #include "asv/json.hpp"
 #include "asv/results.hpp"
 #include "core/bounded_json.hpp"
 #include "core/text.hpp"
+#include "output/machine.hpp"
 
 namespace pitot {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool is_hex(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out;
+}
+
+// The full hash of a revision in `repo` (empty: the current directory's), or "" when it is none.
+std::string git_resolve(const std::string& rev, const fs::path& repo) {
+  const auto commit = git_commit(repo.empty() ? fs::path(".") : repo, rev);
+  return commit ? commit->hash : "";
+}
+
+// The commit a results file names. A file that does not load is reported as corrupt, with
+// where: "unknown commit" would send the user looking for the wrong problem.
+std::string commit_of_file(const fs::path& file) {
+  json j;
+  try {
+    j = load_asv_file(file, AsvFile::Results);
+  } catch (const AsvError& e) {
+    throw AsvError(fmt::format("results file {} is corrupt: {}", file.string(), e.what()));
+  }
+  if (!j.contains("commit_hash") || !j["commit_hash"].is_string())
+    throw AsvError(fmt::format("results file {} is corrupt: it names no commit_hash", file.string()));
+  return lower(j["commit_hash"].get<std::string>());
+}
+
+// Files of one machine whose commit starts with `prefix` (lower-case hex).
+std::vector<AsvResultsFile> matching_files(const std::vector<AsvResultsFile>& files, const std::string& prefix) {
+  std::vector<AsvResultsFile> out;
+  for (const auto& f : files) {
+    if (prefix.size() <= 8) {
+      if (f.hash8.starts_with(prefix)) out.push_back(f);
+    } else if (f.hash8 == prefix.substr(0, 8) && commit_of_file(f.path).starts_with(prefix)) {
+      out.push_back(f);
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 int asv_file_version(AsvFile kind) {
   switch (kind) {
@@ -77,12 +133,59 @@ std::vector<AsvResultsFile> asv_results_files(const fs::path& machine_dir) {
     // compare/show match a commit on the part before the first '-'.
     const auto dash = stem.find('-');
     if (dash == std::string::npos) continue;
-    std::string hash8 = stem.substr(0, dash);
-    for (auto& c : hash8) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    files.push_back({entry.path(), hash8, stem.substr(dash + 1)});
+    files.push_back({entry.path(), lower(stem.substr(0, dash)), stem.substr(dash + 1)});
   }
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
   return files;
+}
+
+std::vector<AsvResultsFile> asv_commit_files(const AsvQuery& query, const std::string& commit) {
+  const fs::path& dir = query.results_dir;
+  if (!fs::is_directory(dir))
+    throw AsvError(fmt::format("results folder {} not found; name it with --results-dir (the asv results_dir)",
+                               dir.string()));
+  const std::vector<std::string> machines = asv_machines(dir);
+  std::string machine = query.machine;
+  if (machine.empty()) {
+    if (machines.empty()) throw AsvError(fmt::format("no machine folders (with machine.json) in {}", dir.string()));
+    if (machines.size() > 1)
+      throw AsvError(fmt::format("{} holds several machines ({}); pick one with --machine", dir.string(), join(machines)));
+    machine = machines.front();
+  } else if (std::find(machines.begin(), machines.end(), machine) == machines.end()) {
+    throw AsvError(fmt::format("no machine '{}' in {} (machines there: {})", machine, dir.string(),
+                               machines.empty() ? "none" : join(machines)));
+  }
+  auto files = asv_results_files(dir / machine);
+  if (!query.env.empty()) {
+    std::vector<AsvResultsFile> kept;
+    for (const auto& f : files)
+      if (f.env == query.env) kept.push_back(f);
+    files = std::move(kept);
+  }
+  const std::string wanted = lower(commit);
+  std::vector<AsvResultsFile> found;
+  if (is_hex(wanted) && wanted.size() >= 4) found = matching_files(files, wanted);
+  if (found.empty()) {
+    // Not a hash we hold: perhaps a branch, tag or HEAD~1 of the repository we are in.
+    if (std::string hash = git_resolve(commit, query.repo); !hash.empty()) found = matching_files(files, hash);
+  }
+  if (found.empty()) {
+    std::set<std::string> held;
+    for (const auto& f : files) held.insert(f.hash8);
+    std::vector<std::string> list(held.begin(), held.end());
+    if (list.size() > 12) {
+      list.resize(12);
+      list.push_back("...");
+    }
+    throw AsvError(fmt::format("unknown commit '{}': no results for it in {}{} (commits there: {})", commit,
+                               (dir / machine).string(), query.env.empty() ? "" : " with env " + query.env,
+                               list.empty() ? "none" : join(list)));
+  }
+  std::set<std::string> hashes;
+  for (const auto& f : found) hashes.insert(f.hash8);
+  if (hashes.size() > 1)
+    throw AsvError(fmt::format("commit '{}' is ambiguous: {}; give more digits", commit, join({hashes.begin(), hashes.end()})));
+  return found;
 }
 
 }  // namespace pitot

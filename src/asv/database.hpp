@@ -1,5 +1,5 @@
-// The asv results database on disk (docs/asv-format.md §1 and §2): its files found, loaded and
-// walked here only. The writer (asv/write.hpp), `pitot merge`, `pitot machine --record` and
+// The asv results database on disk (docs/asv-format.md §1 and §2): its files loaded and walked,
+// and a commit's results files found, here only. The writer (asv/write.hpp), `pitot merge`, `pitot machine --record` and
 // `pitot compare` all load through load_asv_file, so a file of another version is refused one
 // way, with one message, whoever reads it.
 #pragma once
@@ -41,5 +41,17 @@ struct AsvResultsFile {
 // The results files of a machine folder, by path: every regular *.json but machine.json whose
 // name holds a '-' (asv names them <hash8>-<env>.json, §2).
 std::vector<AsvResultsFile> asv_results_files(const std::filesystem::path& machine_dir);
+
+// Where a reader looks for a commit's results: pitot compare's --results-dir, --machine, --env.
+struct AsvQuery {
+  std::filesystem::path results_dir;
+  std::string machine;         // empty: the only one there
+  std::string env;             // empty: every env of the commit
+  std::filesystem::path repo;  // git repository that resolves revisions (empty: the current folder)
+};
+// The results files of `commit` (a hash prefix of 4 or more hex digits, or a git revision resolved
+// in the query's repository) in the query's machine folder: one per environment, or only the
+// query's env. Throws AsvError naming what is missing or ambiguous, and listing what is there.
+std::vector<AsvResultsFile> asv_commit_files(const AsvQuery& query, const std::string& commit);
 
 }  // namespace pitot

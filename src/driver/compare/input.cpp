@@ -39,10 +39,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-bool is_hex(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
-}
-
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
@@ -72,29 +68,9 @@ void check_unique_keys(const ResultSet& set) {
       throw InputError(fmt::format("{}: point {} appears twice; compare one run against one run", set.label, p.display));
 }
 
-// The full hash of a revision in `repo` (empty: the current directory's), or "" when it is none.
-std::string git_resolve(const std::string& rev, const fs::path& repo) {
-  const auto commit = git_commit(repo.empty() ? fs::path(".") : repo, rev);
-  return commit ? commit->hash : "";
-}
-
 // A results file, loaded by the asv module (asv/database.hpp); its refusal is bad input.
 json load_results_file(const fs::path& file) {
   return as_input_error([&] { return load_asv_file(file, AsvFile::Results); });
-}
-
-// The commit a results file names. A file that does not load is reported as corrupt, with
-// where: "unknown commit" would send the user looking for the wrong problem.
-std::string commit_of_file(const fs::path& file) {
-  json j;
-  try {
-    j = load_results_file(file);
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("results file {} is corrupt: {}", file.string(), e.what()));
-  }
-  if (!j.contains("commit_hash") || !j["commit_hash"].is_string())
-    throw InputError(fmt::format("results file {} is corrupt: it names no commit_hash", file.string()));
-  return lower(j["commit_hash"].get<std::string>());
 }
 
 double date_of_file(const fs::path& file) {
@@ -104,19 +80,6 @@ double date_of_file(const fs::path& file) {
   } catch (const std::exception&) {
     return -1;
   }
-}
-
-// Files of one machine whose commit starts with `prefix` (lower-case hex).
-std::vector<AsvResultsFile> matching_files(const std::vector<AsvResultsFile>& files, const std::string& prefix) {
-  std::vector<AsvResultsFile> out;
-  for (const auto& f : files) {
-    if (prefix.size() <= 8) {
-      if (f.hash8.starts_with(prefix)) out.push_back(f);
-    } else if (f.hash8 == prefix.substr(0, 8) && commit_of_file(f.path).starts_with(prefix)) {
-      out.push_back(f);
-    }
-  }
-  return out;
 }
 
 // Parameter names from a pitot point name, "saxpy[a=0.5, n=10]" -> {a, n} (protocol lines carry
@@ -524,54 +487,7 @@ std::optional<json> read_benchmarks_json(const fs::path& results_dir) {
 }
 
 std::vector<AsvResultsFile> commit_results_files(const DatabaseQuery& query, const std::string& commit) {
-  const fs::path& dir = query.results_dir;
-  if (!fs::is_directory(dir))
-    throw InputError(fmt::format("results folder {} not found; name it with --results-dir (the asv results_dir)",
-                                 dir.string()));
-  const std::vector<std::string> machines = asv_machines(dir);
-  std::string machine = query.machine;
-  if (machine.empty()) {
-    if (machines.empty()) throw InputError(fmt::format("no machine folders (with machine.json) in {}", dir.string()));
-    if (machines.size() > 1)
-      throw InputError(fmt::format("{} holds several machines ({}); pick one with --machine", dir.string(),
-                                   join(machines, ", ")));
-    machine = machines.front();
-  } else if (std::find(machines.begin(), machines.end(), machine) == machines.end()) {
-    throw InputError(fmt::format("no machine '{}' in {} (machines there: {})", machine, dir.string(),
-                                 machines.empty() ? "none" : join(machines, ", ")));
-  }
-  auto files = asv_results_files(dir / machine);
-  if (!query.env.empty()) {
-    std::vector<AsvResultsFile> kept;
-    for (const auto& f : files)
-      if (f.env == query.env) kept.push_back(f);
-    files = std::move(kept);
-  }
-  const std::string wanted = lower(commit);
-  std::vector<AsvResultsFile> found;
-  if (is_hex(wanted) && wanted.size() >= 4) found = matching_files(files, wanted);
-  if (found.empty()) {
-    // Not a hash we hold: perhaps a branch, tag or HEAD~1 of the repository we are in.
-    if (std::string hash = git_resolve(commit, query.repo); !hash.empty()) found = matching_files(files, hash);
-  }
-  if (found.empty()) {
-    std::set<std::string> held;
-    for (const auto& f : files) held.insert(f.hash8);
-    std::vector<std::string> list(held.begin(), held.end());
-    if (list.size() > 12) {
-      list.resize(12);
-      list.push_back("...");
-    }
-    throw InputError(fmt::format("unknown commit '{}': no results for it in {}{} (commits there: {})", commit,
-                                 (dir / machine).string(), query.env.empty() ? "" : " with env " + query.env,
-                                 list.empty() ? "none" : join(list, ", ")));
-  }
-  std::set<std::string> hashes;
-  for (const auto& f : found) hashes.insert(f.hash8);
-  if (hashes.size() > 1)
-    throw InputError(fmt::format("commit '{}' is ambiguous: {}; give more digits", commit,
-                                 join({hashes.begin(), hashes.end()}, ", ")));
-  return found;
+  return as_input_error([&] { return asv_commit_files(query, commit); });
 }
 
 fs::path find_results_file(const DatabaseQuery& query, const std::string& commit) {

@@ -96,16 +96,10 @@ ResultSet asv_results_from_json(const nlohmann::json& results, const nlohmann::j
 ResultSet read_pitot_json(const std::filesystem::path& file);
 ResultSet pitot_json_from_text(const std::string& text, const std::string& label);
 
-struct DatabaseQuery {
-  std::filesystem::path results_dir;
-  std::string machine;         // empty: the only one there
-  std::string env;             // empty: the only one for that commit
-  std::filesystem::path repo;  // git repository that resolves revisions (empty: the current folder)
-};
+// --results-dir, --machine, --env and the config's repository (asv/database.hpp).
+using DatabaseQuery = AsvQuery;
 
-// The results files of `commit` (a hash prefix, or a git revision resolved in the query's
-// repository) in an asv database: one per environment, or only --env's. Throws InputError
-// naming what is missing or ambiguous, and listing what is there.
+// asv_commit_files (asv/database.hpp), its refusals as InputError.
 std::vector<AsvResultsFile> commit_results_files(const DatabaseQuery& query, const std::string& commit);
 
 // One environment of the base commit and its counterpart in the head commit.
