@@ -8,8 +8,8 @@
 #include <string>
 
 #include "asv_test_util.hpp"
+#include "asv/write.hpp"
 #include "host/machine.hpp"
-#include "output/asv.hpp"
 
 using namespace pitot;
 using namespace pitot::testing;

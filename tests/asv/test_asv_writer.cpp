@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "asv_test_util.hpp"
-#include "output/asv.hpp"
+#include "asv/write.hpp"
 
 using nlohmann::json;
 namespace fs = std::filesystem;

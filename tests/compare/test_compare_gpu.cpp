@@ -19,8 +19,8 @@
 #include "driver/compare/input.hpp"
 #include "driver/compare/report.hpp"
 #include "driver/compare/run.hpp"
+#include "asv/write.hpp"
 #include "host/machine.hpp"
-#include "output/asv.hpp"
 #include "temp_dir.hpp"
 
 namespace pc = pitot::driver::compare;

@@ -11,7 +11,7 @@
 
 #include "driver/common/database.hpp"
 #include "driver/compare/input.hpp"
-#include "output/asv_results.hpp"
+#include "asv/results.hpp"
 #include "temp_dir.hpp"
 
 namespace pc = pitot::driver::compare;
@@ -47,7 +47,7 @@ std::string results_file(const std::string& hash, const std::string& rows) {
 }  // namespace
 
 TEST(CompareInput, PythonJsonTokensOutsideStringsOnly) {
-  // The dialect is output/asv_json's; compare reads it as its input, with its errors.
+  // The dialect is asv/json's; compare reads it as its input, with its errors.
   json j = pc::parse_python_json(
       R"({"a": [NaN, Infinity, -Infinity, 1.5, null], "s": "NaN and Infinity stay text", "q": "a \"NaN\" b", "NaN": -Infinity})",
       "test");
@@ -235,15 +235,15 @@ TEST(CompareInput, UnitDirection) {
 }
 
 TEST(CompareInput, ResultsDirFromAsvConfig) {
-  // compare reads asv.conf.json through the driver's one reader (common/database.hpp).
+  // compare reads asv.conf.json through the one reader (asv/config.hpp).
   TempDir tmp;
   write(tmp.path() / "asv.conf.json",
         "{\n // comments are allowed (json5)\n \"version\": 1, \"results_dir\": \"db/results\", \"repo\": \"..\"\n}\n");
-  auto config = pitot::driver::find_asv_config((tmp.path() / "asv.conf.json").string());
+  auto config = pitot::find_asv_config((tmp.path() / "asv.conf.json").string());
   ASSERT_TRUE(config);
   EXPECT_EQ(config->results_dir, tmp.path() / "db/results");
   EXPECT_EQ(config->repo, tmp.path() / "..");
-  EXPECT_THROW(pitot::driver::find_asv_config((tmp.path() / "missing.json").string()), pitot::driver::InputError);
+  EXPECT_THROW(pitot::find_asv_config((tmp.path() / "missing.json").string()), pitot::AsvError);
 }
 
 TEST(CompareInput, GitRevisionsResolveInTheConfigRepository) {

@@ -231,6 +231,24 @@ def case_tools():
         check(len(got) == n and all(got), f"merged {name}: points 0..{n-1} present: {values and values[:n]}")
     r = pitot(["merge", "results", "/nonexistent"], repo)
     check(r.returncode == 2, "merge of a missing folder: exit 2")
+    # A results file of asv's old version: merge and compare refuse it with the writer's message
+    # (asv/database.hpp), and leave it as it is.
+    old_dir = os.path.join(repo, "shard-old", "testbox")
+    shutil.copytree(os.path.join(repo, "shard1"), os.path.join(repo, "shard-old"))
+    old_file = next(os.path.join(old_dir, n) for n in sorted(os.listdir(old_dir)) if n != "machine.json")
+    with open(old_file) as f:
+        text = re.sub(r'^"version": 2(,?)$', r'"version": 1\1', f.read(), flags=re.M)
+    with open(old_file, "w") as f:
+        f.write(text)
+    wanted = "has version 1, but pitot reads and writes version 2 (asv 0.6); convert it with `asv update`"
+    r = pitot(["merge", "results", "shard-old"], repo)
+    check(r.returncode == 2 and wanted in r.stderr and "nothing was merged" in r.stderr,
+          f"merge of a version 1 results file: exit 2, the one message ({r.returncode}: {r.stderr[-300:]})")
+    r = pitot(["compare", old_file, old_file], repo)
+    check(r.returncode == 2 and wanted in r.stderr,
+          f"compare of a version 1 results file: exit 2, the one message ({r.returncode}: {r.stderr[-300:]})")
+    with open(old_file) as f:
+        check(f.read() == text, "the version 1 results file is left as it is")
     processes(repo)
     return repo
 

@@ -24,7 +24,7 @@
 #include "core/point_filter.hpp"
 #include "core/result.hpp"
 #include "core/text.hpp"
-#include "output/asv.hpp"
+#include "asv/write.hpp"
 #include "program/options.hpp"
 
 namespace pitot {

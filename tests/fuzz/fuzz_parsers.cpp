@@ -27,7 +27,7 @@
 #include "driver/compare/input.hpp"
 #include "driver/common/database.hpp"
 #include "driver/common/manifest.hpp"
-#include "output/asv.hpp"
+#include "asv/write.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -137,7 +137,6 @@ struct Scratch {
 
 // Runs one input through the target's parser. Returns normally on a value or an allowed error.
 void run_one(const std::string& target, const std::string& data, const Scratch& scratch) {
-  using pitot::driver::InputError;
   try {
     if (target == "result_line") {
       // run.cpp turns a json::exception into "broke the result protocol".
@@ -154,8 +153,8 @@ void run_one(const std::string& target, const std::string& data, const Scratch& 
       } catch (const json::exception&) {
       }
     } else if (target == "asv_results") {
-      // The asv dialect (output/asv_json: run, merge, compare) and the results rows as compare
-      // maps them (output/asv_results; a results file with benchmarks.json).
+      // The asv dialect (asv/json: run, merge, compare) and the results rows as compare maps
+      // them (asv/results; a results file with benchmarks.json).
       try {
         json doc = pitot::parse_python_json(data);
         (void)pitot::dump_python_json(doc);
@@ -179,12 +178,13 @@ void run_one(const std::string& target, const std::string& data, const Scratch& 
     } else if (target == "asv_conf") {
       const fs::path p = scratch.write("asv.conf.json", data);
       try {
-        pitot::driver::find_asv_config(p.string());
-      } catch (const InputError&) {
+        pitot::find_asv_config(p.string());
+      } catch (const pitot::AsvError&) {
       }
-      pitot::driver::read_asv_config(p);
+      pitot::read_asv_config(p);
     }
   } catch (const pitot::driver::InputError&) {
+  } catch (const pitot::AsvError&) {  // asv.conf.json refused by the asv module (asv/config.hpp)
   }
 }
 

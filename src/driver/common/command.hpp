@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "asv/error.hpp"
 #include "driver/common/errors.hpp"
 
 namespace pitot::driver {
@@ -16,13 +17,17 @@ namespace pitot::driver {
 int& exit_code();
 
 // The body of a command's callback: runs `body` (which returns the exit code) and sets
-// exit_code(). An InputError is bad input the user can fix: it is printed as "pitot <command>:
+// exit_code(). An InputError is bad input the user can fix, and so is an AsvError (an asv file or
+// asv.conf.json that cannot be read, asv/error.hpp): it is printed as "pitot <command>:
 // <message>" and gives kUsage. Other exceptions go on to main(), which prints them.
 template <class Body>
 void run_guarded(const char* command, Body&& body) {
   try {
     exit_code() = body();
   } catch (const InputError& e) {
+    std::fprintf(stderr, "pitot %s: %s\n", command, e.what());
+    exit_code() = kUsage;
+  } catch (const AsvError& e) {
     std::fprintf(stderr, "pitot %s: %s\n", command, e.what());
     exit_code() = kUsage;
   }

@@ -10,69 +10,6 @@ using nlohmann::json;
 
 namespace pitot::driver {
 
-std::optional<AsvConfig> find_asv_config(const std::string& path) {
-  fs::path p = path;
-  std::error_code ec;
-  if (path.empty()) {
-    // ./asv.conf.json, else the one `pitot init --dir asv-results` writes: results must land in
-    // its results_dir (asv-results/results), where asv looks, not in asv-results itself.
-    for (const char* candidate : {"asv.conf.json", "asv-results/asv.conf.json"})
-      if (fs::exists(candidate, ec)) {
-        p = candidate;
-        break;
-      }
-    if (p.empty()) return std::nullopt;
-  } else if (fs::is_directory(p, ec) && fs::exists(p / "asv.conf.json", ec)) {
-    p /= "asv.conf.json";  // a folder holding asv.conf.json stands for it
-  } else if (!fs::exists(p, ec)) {
-    throw InputError("no asv config at " + path + " (pitot init --dir FOLDER writes FOLDER/asv.conf.json)");
-  }
-  return read_asv_config(p);
-}
-
-AsvConfig read_asv_config(const fs::path& file) {
-  json j;
-  try {
-    j = parse_json_bounded(read_file(file), /*ignore_comments=*/true);
-  } catch (const json::exception& e) {
-    throw InputError(file.string() + " cannot be read as JSON (" + e.what() +
-                     "); pitot reads comments but not the rest of JSON5 (trailing commas, single quotes)");
-  }
-  if (!j.is_object()) throw InputError(file.string() + " is not a JSON object: is it an asv.conf.json?");
-  for (const char* key : {"results_dir", "repo"})
-    if (j.contains(key) && !j[key].is_string())
-      throw InputError(file.string() + ": \"" + key + "\" is " + j[key].type_name() + ", not a string (a folder)");
-  AsvConfig c;
-  c.path = file;
-  const fs::path base = file.parent_path();
-  c.results_dir = base / j.value("results_dir", "results");
-  c.repo = base / j.value("repo", ".");
-  return c;
-}
-
-void write_asv_config(const fs::path& file, const NewAsvConfig& config) {
-  const nlohmann::ordered_json j = {{"version", 1},
-                                    {"project", config.project},
-                                    {"repo", config.repo},
-                                    {"dvcs", "git"},
-                                    {"branches", config.branches},
-                                    {"environment_type", "existing"},
-                                    {"results_dir", config.results_dir},
-                                    {"html_dir", config.html_dir},
-                                    {"hash_length", 8}};
-  replace_file(file, j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
-}
-
-fs::path results_dir(const std::string& asv_dir, const std::optional<AsvConfig>& config) {
-  std::error_code ec;
-  // A folder holding asv.conf.json (what `pitot init --dir` made) stands for its results_dir.
-  if (!asv_dir.empty() && fs::exists(fs::path(asv_dir) / "asv.conf.json", ec))
-    return read_asv_config(fs::path(asv_dir) / "asv.conf.json").results_dir;
-  if (!asv_dir.empty()) return asv_dir;
-  if (config) return config->results_dir;
-  return "asv-results";
-}
-
 CommitInfo resolve_commit(const std::string& commit, const fs::path& repo) {
   auto info = git_commit(repo.empty() ? fs::path(".") : repo, commit.empty() ? "HEAD" : commit);
   if (info) return *info;

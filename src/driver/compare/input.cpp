@@ -18,7 +18,8 @@
 #include "core/bounded_json.hpp"
 #include "core/stats.hpp"
 #include "driver/common/files.hpp"
-#include "output/asv_results.hpp"
+#include "asv/database.hpp"
+#include "asv/results.hpp"
 #include "host/machine.hpp"
 
 namespace pitot::driver::compare {
@@ -38,17 +39,13 @@ std::string lower(std::string s) {
   return s;
 }
 
-bool is_hex(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
-}
-
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
   return out;
 }
 
-// Numbers of pitot JSON, read as asv's lists are (output/asv_results.hpp); a string is bad input.
+// Numbers of pitot JSON, read as asv's lists are (asv/results.hpp); a string is bad input.
 template <class Read>
 auto as_input_error(Read&& read) {
   try {
@@ -71,46 +68,18 @@ void check_unique_keys(const ResultSet& set) {
       throw InputError(fmt::format("{}: point {} appears twice; compare one run against one run", set.label, p.display));
 }
 
-// The full hash of a revision in `repo` (empty: the current directory's), or "" when it is none.
-std::string git_resolve(const std::string& rev, const fs::path& repo) {
-  const auto commit = git_commit(repo.empty() ? fs::path(".") : repo, rev);
-  return commit ? commit->hash : "";
-}
-
-// The commit a results file names. A file that does not parse is reported as corrupt, with
-// where: "unknown commit" would send the user looking for the wrong problem.
-std::string commit_of_file(const fs::path& file) {
-  json j;
-  try {
-    j = parse_python_json(read_text(file, "results file"), file.string());
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("results file {} is corrupt: {}", file.string(), e.what()));
-  }
-  if (!j.is_object() || !j.contains("commit_hash") || !j["commit_hash"].is_string())
-    throw InputError(fmt::format("results file {} is corrupt: it names no commit_hash", file.string()));
-  return lower(j["commit_hash"].get<std::string>());
+// A results file, loaded by the asv module (asv/database.hpp); its refusal is bad input.
+json load_results_file(const fs::path& file) {
+  return as_input_error([&] { return load_asv_file(file, AsvFile::Results); });
 }
 
 double date_of_file(const fs::path& file) {
   try {
-    json j = parse_python_json(read_text(file, "results file"), file.string());
-    return j.is_object() && j.contains("date") && j["date"].is_number() ? j["date"].get<double>() : -1;
+    json j = load_results_file(file);
+    return j.contains("date") && j["date"].is_number() ? j["date"].get<double>() : -1;
   } catch (const std::exception&) {
     return -1;
   }
-}
-
-// Files of one machine whose commit starts with `prefix` (lower-case hex).
-std::vector<AsvResultsFile> matching_files(const std::vector<AsvResultsFile>& files, const std::string& prefix) {
-  std::vector<AsvResultsFile> out;
-  for (const auto& f : files) {
-    if (prefix.size() <= 8) {
-      if (f.hash8.starts_with(prefix)) out.push_back(f);
-    } else if (f.hash8 == prefix.substr(0, 8) && commit_of_file(f.path).starts_with(prefix)) {
-      out.push_back(f);
-    }
-  }
-  return out;
 }
 
 // Parameter names from a pitot point name, "saxpy[a=0.5, n=10]" -> {a, n} (protocol lines carry
@@ -371,15 +340,7 @@ CardState card_state(const json& point) {
 }  // namespace
 
 ResultSet read_asv_results(const fs::path& file, const json* benchmarks) {
-  json j = parse_python_json(read_text(file, "results file"), "results file " + file.string());
-  if (!j.is_object() || !j.contains("version"))
-    throw InputError("results file " + file.string() + " has no \"version\": not an asv results file");
-  const json& version = j["version"];
-  if (!version.is_number_integer() || version.get<int>() != 2)
-    throw InputError(fmt::format("results file {} has format version {}; pitot reads version 2 ({})", file.string(),
-                                 version.dump(),
-                                 version.is_number() && version.get<double>() < 2 ? "run `asv update` on it"
-                                                                                  : "written by a newer asv"));
+  const json j = load_results_file(file);
   const std::string hash = j.value("commit_hash", "");
   const std::string machine = j.contains("params") && j["params"].is_object() ? j["params"].value("machine", "") : "";
   std::string label = file.string();
@@ -522,66 +483,11 @@ ResultSet read_pitot_json(const fs::path& file) {
 }
 
 std::optional<json> read_benchmarks_json(const fs::path& results_dir) {
-  const fs::path file = results_dir / "benchmarks.json";
-  if (!fs::is_regular_file(file)) return std::nullopt;
-  json j = parse_python_json(read_text(file, "benchmarks file"), file.string());
-  if (!j.is_object()) throw InputError(file.string() + " is not a JSON object");
-  return j;
+  return as_input_error([&] { return load_asv_file_if_any(results_dir / "benchmarks.json", AsvFile::Benchmarks); });
 }
 
 std::vector<AsvResultsFile> commit_results_files(const DatabaseQuery& query, const std::string& commit) {
-  const fs::path& dir = query.results_dir;
-  if (!fs::is_directory(dir))
-    throw InputError(fmt::format("results folder {} not found; name it with --results-dir (the asv results_dir)",
-                                 dir.string()));
-  std::vector<std::string> machines;
-  for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.is_directory() && fs::is_regular_file(entry.path() / "machine.json"))
-      machines.push_back(entry.path().filename().string());
-  std::sort(machines.begin(), machines.end());
-  std::string machine = query.machine;
-  if (machine.empty()) {
-    if (machines.empty()) throw InputError(fmt::format("no machine folders (with machine.json) in {}", dir.string()));
-    if (machines.size() > 1)
-      throw InputError(fmt::format("{} holds several machines ({}); pick one with --machine", dir.string(),
-                                   join(machines, ", ")));
-    machine = machines.front();
-  } else if (std::find(machines.begin(), machines.end(), machine) == machines.end()) {
-    throw InputError(fmt::format("no machine '{}' in {} (machines there: {})", machine, dir.string(),
-                                 machines.empty() ? "none" : join(machines, ", ")));
-  }
-  auto files = asv_results_files(dir / machine);
-  if (!query.env.empty()) {
-    std::vector<AsvResultsFile> kept;
-    for (const auto& f : files)
-      if (f.env == query.env) kept.push_back(f);
-    files = std::move(kept);
-  }
-  const std::string wanted = lower(commit);
-  std::vector<AsvResultsFile> found;
-  if (is_hex(wanted) && wanted.size() >= 4) found = matching_files(files, wanted);
-  if (found.empty()) {
-    // Not a hash we hold: perhaps a branch, tag or HEAD~1 of the repository we are in.
-    if (std::string hash = git_resolve(commit, query.repo); !hash.empty()) found = matching_files(files, hash);
-  }
-  if (found.empty()) {
-    std::set<std::string> held;
-    for (const auto& f : files) held.insert(f.hash8);
-    std::vector<std::string> list(held.begin(), held.end());
-    if (list.size() > 12) {
-      list.resize(12);
-      list.push_back("...");
-    }
-    throw InputError(fmt::format("unknown commit '{}': no results for it in {}{} (commits there: {})", commit,
-                                 (dir / machine).string(), query.env.empty() ? "" : " with env " + query.env,
-                                 list.empty() ? "none" : join(list, ", ")));
-  }
-  std::set<std::string> hashes;
-  for (const auto& f : found) hashes.insert(f.hash8);
-  if (hashes.size() > 1)
-    throw InputError(fmt::format("commit '{}' is ambiguous: {}; give more digits", commit,
-                                 join({hashes.begin(), hashes.end()}, ", ")));
-  return found;
+  return as_input_error([&] { return asv_commit_files(query, commit); });
 }
 
 fs::path find_results_file(const DatabaseQuery& query, const std::string& commit) {
@@ -780,6 +686,29 @@ std::optional<std::pair<ResultSet, ResultSet>> load_commits(const std::string& b
 
 ResultSet load_side(const std::string& arg, const DatabaseQuery& query) {
   return with_points(load_side_any(arg, query), arg);
+}
+
+std::pair<ResultSet, ResultSet> load_sides(const std::string& base, const std::string& head,
+                                           const DatabaseQuery& query, int history) {
+  if (auto commits = load_commits(base, head, query, history)) return std::move(*commits);
+  std::pair<ResultSet, ResultSet> sides;
+  try {
+    sides.first = load_side(base, query);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("base: {}", e.what()));
+  }
+  try {
+    sides.second = load_side(head, query);
+    // A head commit's recent runs in the database give each point its noise floor.
+    const fs::path head_file = side_results_file(head, query);
+    if (!head_file.empty() && history > 0) {
+      const auto benchmarks = read_benchmarks_json(query.results_dir);
+      read_history(sides.second, head_file, benchmarks ? &*benchmarks : nullptr, history);
+    }
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("head: {}", e.what()));
+  }
+  return sides;
 }
 
 namespace {

@@ -14,7 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "driver/common/errors.hpp"
-#include "output/asv_results.hpp"
+#include "asv/database.hpp"
+#include "asv/results.hpp"
 
 namespace pitot::driver::compare {
 
@@ -79,12 +80,12 @@ struct ResultSet {
   std::vector<std::string> environments;
 };
 
-// asv's dialect of JSON (output/asv_json.hpp) as compare's input: throws InputError naming
+// asv's dialect of JSON (asv/json.hpp) as compare's input: throws InputError naming
 // `what` and the position on malformed text.
 nlohmann::json parse_python_json(const std::string& text, const std::string& what);
 
-// Reads one asv results file (version 2): its rows come from output/asv_results.hpp and become
-// points here. `benchmarks` is benchmarks.json (or null), used for units, parameter names and
+// Reads one asv results file (version 2): loaded by asv/database.hpp, its rows come from
+// asv/results.hpp and become points here. `benchmarks` is benchmarks.json (or null), used for units, parameter names and
 // versions.
 ResultSet read_asv_results(const std::filesystem::path& file, const nlohmann::json* benchmarks);
 ResultSet asv_results_from_json(const nlohmann::json& results, const nlohmann::json* benchmarks,
@@ -95,16 +96,10 @@ ResultSet asv_results_from_json(const nlohmann::json& results, const nlohmann::j
 ResultSet read_pitot_json(const std::filesystem::path& file);
 ResultSet pitot_json_from_text(const std::string& text, const std::string& label);
 
-struct DatabaseQuery {
-  std::filesystem::path results_dir;
-  std::string machine;         // empty: the only one there
-  std::string env;             // empty: the only one for that commit
-  std::filesystem::path repo;  // git repository that resolves revisions (empty: the current folder)
-};
+// --results-dir, --machine, --env and the config's repository (asv/database.hpp).
+using DatabaseQuery = AsvQuery;
 
-// The results files of `commit` (a hash prefix, or a git revision resolved in the query's
-// repository) in an asv database: one per environment, or only --env's. Throws InputError
-// naming what is missing or ambiguous, and listing what is there.
+// asv_commit_files (asv/database.hpp), its refusals as InputError.
 std::vector<AsvResultsFile> commit_results_files(const DatabaseQuery& query, const std::string& commit);
 
 // One environment of the base commit and its counterpart in the head commit.
@@ -122,7 +117,8 @@ std::vector<EnvPair> pair_environments(const std::vector<AsvResultsFile>& base,
 // ambiguous, and listing what is there.
 std::filesystem::path find_results_file(const DatabaseQuery& query, const std::string& commit);
 
-// benchmarks.json of a results database (nullopt when absent). Throws InputError when unreadable.
+// benchmarks.json of a results database (nullopt when absent), loaded by asv/database.hpp.
+// Throws InputError when unreadable or of another version.
 std::optional<nlohmann::json> read_benchmarks_json(const std::filesystem::path& results_dir);
 
 // Loads one side of the comparison: an existing file (asv results or pitot JSON, by content),
@@ -135,6 +131,12 @@ ResultSet load_side(const std::string& arg, const DatabaseQuery& query);
 // nullopt when either argument is a file.
 std::optional<std::pair<ResultSet, ResultSet>> load_commits(const std::string& base, const std::string& head,
                                                             const DatabaseQuery& query, int history);
+
+// Both sides of a comparison, as `pitot compare` reads them: two commits of the database
+// (load_commits), else each side alone (load_side), a head commit with its recent history
+// (read_history, `history` files). Errors name the side ("base: ...", "head: ...").
+std::pair<ResultSet, ResultSet> load_sides(const std::string& base, const std::string& head,
+                                           const DatabaseQuery& query, int history);
 
 // The results file `load_side` would read for a commit, or empty when `arg` is a file.
 std::filesystem::path side_results_file(const std::string& arg, const DatabaseQuery& query);

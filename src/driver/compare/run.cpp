@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <optional>
-#include <tuple>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -22,7 +21,7 @@ namespace {
 // such as main or HEAD~1 are resolved in the config's repository.
 DatabaseQuery database_query(const CompareOptions& o) {
   DatabaseQuery q{o.results_dir, o.machine, o.env, {}};
-  // The same asv.conf.json `pitot run` finds (common/database.hpp).
+  // The same asv.conf.json `pitot run` finds (asv/config.hpp).
   const std::optional<AsvConfig> config = find_asv_config(o.config.string());
   if (config) q.repo = config->repo;
   if (q.results_dir.empty()) q.results_dir = config ? config->results_dir : fs::path("asv-results");
@@ -53,27 +52,7 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
     if (!(options.method.noise_prior >= 0 && options.method.noise_prior < 1))
       throw InputError("--noise-prior: expected a percentage like 2%, or 0 to turn the prior off");
     const DatabaseQuery query = database_query(options);
-    ResultSet base, head;
-    if (auto commits = load_commits(options.base, options.head, query, options.history)) {
-      std::tie(base, head) = std::move(*commits);
-    } else {
-      try {
-        base = load_side(options.base, query);
-      } catch (const InputError& e) {
-        throw InputError(fmt::format("base: {}", e.what()));
-      }
-      try {
-        head = load_side(options.head, query);
-        // A head commit's recent runs in the database give each point its noise floor.
-        const fs::path head_file = side_results_file(options.head, query);
-        if (!head_file.empty() && options.history > 0) {
-          const auto benchmarks = read_benchmarks_json(query.results_dir);
-          read_history(head, head_file, benchmarks ? &*benchmarks : nullptr, options.history);
-        }
-      } catch (const InputError& e) {
-        throw InputError(fmt::format("head: {}", e.what()));
-      }
-    }
+    const auto [base, head] = load_sides(options.base, options.head, query, options.history);
     const Report report = build_report(base, head, options.method);
     const char* no_color = std::getenv("NO_COLOR");
     const bool color = options.color == Color::Always ||
@@ -95,6 +74,9 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
     out.flush();
     return report_exit_code(report);
   } catch (const InputError& e) {
+    err << "pitot compare: " << e.what() << "\n";
+    return 2;
+  } catch (const AsvError& e) {  // asv.conf.json unreadable (asv/config.hpp)
     err << "pitot compare: " << e.what() << "\n";
     return 2;
   }

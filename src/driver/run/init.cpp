@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/bounded_json.hpp"
 #include "driver/common/command.hpp"
 #include "driver/common/database.hpp"
 #include "driver/common/files.hpp"
@@ -30,12 +29,10 @@ struct InitOptions {
 std::vector<std::string> differences(const fs::path& conf, const NewAsvConfig& want) {
   json have;
   try {
-    have = parse_json_bounded(read_file(conf), /*ignore_comments=*/true);
-  } catch (const json::exception& e) {
-    throw InputError(conf.string() + " exists and cannot be read as JSON (" + e.what() +
-                     "); left as it is (--force replaces it)");
+    have = read_asv_config_json(conf);
+  } catch (const AsvError& e) {
+    throw InputError(std::string(e.what()) + "; left as it is (--force replaces it)");
   }
-  if (!have.is_object()) throw InputError(conf.string() + " exists and is not a JSON object; left as it is (--force replaces it)");
   std::vector<std::string> out;
   const auto compare = [&](const char* key, const json& expected) {
     const json got = have.contains(key) ? have[key] : json();

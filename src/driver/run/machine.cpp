@@ -3,8 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/bounded_json.hpp"
-
+#include "asv/database.hpp"
 #include "driver/common/command.hpp"
 #include "driver/common/database.hpp"
 #include "driver/common/files.hpp"
@@ -50,18 +49,14 @@ int machine_command(const MachineOptions& o) {
     for (const auto& [k, v] : facts.items()) std::printf("%-10s %s\n", k.c_str(), v.is_string() ? v.get<std::string>().c_str() : v.dump().c_str());
 
   if (!o.record) return kOk;
-  fs::path dir = results_dir(o.asv_dir, find_asv_config(o.config));
+  fs::path dir = asv_results_dir(o.asv_dir, find_asv_config(o.config));
   fs::path path = dir / run.machine / "machine.json";
   FolderLock lock(dir);
   json doc = json::object();
-  if (fs::exists(path)) {
-    try {
-      doc = parse_json_bounded(read_file(path));
-    } catch (const json::exception& e) {
-      throw InputError(path.string() + " is not valid JSON (" + e.what() + "); left as it is: fix or move it away");
-    }
-    if (!doc.is_object() || doc.value("version", 0) != kAsvMachineVersion)
-      throw InputError(path.string() + " is not an asv machine.json of version 1; left as it is: fix or move it away");
+  try {
+    doc = load_asv_file_if_any(path, AsvFile::Machine).value_or(json::object());
+  } catch (const AsvError& e) {
+    throw InputError(std::string(e.what()) + "; left as it is");
   }
   for (const auto& [k, v] : facts.items()) doc[k] = v;
   replace_file(path, asv_file_text(doc));

@@ -6,12 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/bounded_json.hpp"
+#include "asv/config.hpp"
+#include "asv/database.hpp"
+#include "asv/results.hpp"
 #include "driver/common/command.hpp"
 #include "driver/common/database.hpp"
 #include "driver/common/files.hpp"
 #include "driver/common/manifest.hpp"
-#include "output/asv_results.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -24,18 +25,13 @@ struct Folder {
   std::map<fs::path, json> files;  // benchmarks.json, <m>/machine.json, <m>/<hash>-<env>.json
 };
 
-// One asv file, in asv's dialect for a results file (output/asv_json.hpp).
-json load(const fs::path& path, int version, bool python) {
-  json doc;
+// One asv file, loaded by the asv module (asv/database.hpp).
+json load(const fs::path& path, AsvFile kind) {
   try {
-    std::string text = read_file(path);
-    doc = python ? parse_python_json(text) : parse_json_bounded(text);
-  } catch (const json::exception& e) {
-    throw InputError(path.string() + " is not valid JSON (" + e.what() + "); nothing was merged");
+    return load_asv_file(path, kind);
+  } catch (const AsvError& e) {
+    throw InputError(std::string(e.what()) + "; nothing was merged");
   }
-  if (!doc.is_object() || !doc.contains("version") || doc["version"] != json(version))
-    throw InputError(path.string() + " is not an asv file of version " + std::to_string(version) + "; nothing was merged");
-  return doc;
 }
 
 // Reads a results folder the way asv walks it: benchmarks.json and every machine folder.
@@ -43,17 +39,14 @@ Folder read_folder(const fs::path& dir) {
   Folder f;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw InputError(dir.string() + " is not a folder");
-  if (fs::exists(dir / "benchmarks.json")) f.files["benchmarks.json"] = load(dir / "benchmarks.json", kAsvBenchmarksVersion, false);
-  for (const auto& m : fs::directory_iterator(dir)) {
-    if (!m.is_directory() || !fs::exists(m.path() / "machine.json")) continue;
-    fs::path name = m.path().filename();
-    f.files[name / "machine.json"] = load(m.path() / "machine.json", kAsvMachineVersion, false);
-    for (const auto& e : fs::directory_iterator(m.path())) {
-      if (e.path().extension() != ".json" || e.path().filename() == "machine.json") continue;
-      json doc = load(e.path(), kAsvResultsVersion, true);
+  if (fs::exists(dir / "benchmarks.json")) f.files["benchmarks.json"] = load(dir / "benchmarks.json", AsvFile::Benchmarks);
+  for (const auto& machine : asv_machines(dir)) {
+    f.files[fs::path(machine) / "machine.json"] = load(dir / machine / "machine.json", AsvFile::Machine);
+    for (const auto& file : asv_results_files(dir / machine)) {
+      json doc = load(file.path, AsvFile::Results);
       if (!doc.contains("results") || !doc["results"].is_object() || !doc.contains("result_columns"))
-        throw InputError(e.path().string() + " is not an asv results file; nothing was merged");
-      f.files[name / e.path().filename()] = doc;
+        throw InputError(file.path.string() + " is not an asv results file; nothing was merged");
+      f.files[fs::path(machine) / file.path.filename()] = doc;
     }
   }
   return f;
@@ -133,12 +126,8 @@ void merge_into(Folder& out, const Folder& in) {
 }
 
 int merge_command(const std::string& out_arg, const std::vector<std::string>& in_args) {
-  auto resolve = [](const std::string& arg) {
-    // A folder holding asv.conf.json stands for its results_dir.
-    fs::path p(arg);
-    if (fs::exists(p / "asv.conf.json")) return read_asv_config(p / "asv.conf.json").results_dir;
-    return p;
-  };
+  // A folder holding asv.conf.json stands for its results_dir.
+  const auto resolve = [](const std::string& arg) { return asv_results_dir(arg, std::nullopt); };
   fs::path out_dir = resolve(out_arg);
   std::vector<Folder> inputs;
   for (const auto& a : in_args) inputs.push_back(read_folder(resolve(a)));  // all read before anything is written

@@ -153,7 +153,7 @@ Database prepare_database(const RunOptions& o, const std::vector<ProgramInfo>& p
   Database db;
   if (o.no_asv) return db;
   std::optional<AsvConfig> config = find_asv_config(o.config);
-  db.dir = results_dir(o.asv_dir, config);
+  db.dir = asv_results_dir(o.asv_dir, config);
   const CommitInfo commit = resolve_commit(o.commit, config ? config->repo : fs::path("."));
   for (const auto& d : devices) {
     AsvRun machine_run;

@@ -21,8 +21,8 @@
 #include "driver/common/manifest.hpp"
 #include "driver/common/progress.hpp"
 #include "driver/run/program_runner.hpp"
+#include "asv/write.hpp"
 #include "host/machine.hpp"
-#include "output/asv.hpp"
 
 namespace pitot::driver::run {
 

@@ -1,5 +1,5 @@
-// See asv_json.hpp.
-#include "output/asv_json.hpp"
+// See json.hpp.
+#include "asv/json.hpp"
 
 #include <cctype>
 #include <cmath>

@@ -1,27 +1,22 @@
-// asv's results files (docs/asv-format.md §2 and §5), read and written here: the columns of a
-// row, a row by column name, the file name, the file's text, and the rows unrolled into plain
-// points for readers (pitot compare maps them to its own types). The database writer
-// (output/asv.hpp) and `pitot merge` build their rows on these.
+// asv's results files (docs/asv-format.md §2 and §5), their format: the columns of a row, a row
+// by column name, the file name, the file's text, and the rows unrolled into plain points for
+// readers (pitot compare maps them to its own types). Files are found and loaded in
+// asv/database.hpp; the writer (asv/write.hpp) and `pitot merge` build their rows on these.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "output/asv_json.hpp"
+#include "asv/error.hpp"
+#include "asv/json.hpp"
 
 namespace pitot {
-
-// A file that cannot be read as asv data or of another format version; nothing was written.
-struct AsvError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // The `version` of each file asv reads (§1).
 inline constexpr int kAsvResultsVersion = 2;
@@ -52,14 +47,6 @@ nlohmann::json asv_row(const AsvColumns& columns);
 
 // `<hash8>-<env>.json` (§2).
 std::string asv_results_file_name(const std::string& commit_hash, const std::string& env);
-struct AsvResultsFile {
-  std::filesystem::path path;
-  std::string hash8;  // the name's part before the first '-', lower case (how compare/show match)
-  std::string env;    // the rest
-};
-// The results files of a machine folder, by path: every regular *.json but machine.json whose
-// name holds a '-'.
-std::vector<AsvResultsFile> asv_results_files(const std::filesystem::path& machine_dir);
 
 // The text of a results file: asv's dialect, one top-level key per line and one row per line,
 // so that a diff of two versions shows which rows changed. benchmarks.json and machine.json are

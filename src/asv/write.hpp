@@ -1,5 +1,5 @@
 // The asv results database writer (format: docs/asv-format.md): merges a run into a results
-// folder. The results file's rows, text and reading are in output/asv_results.hpp.
+// folder. The results file's rows and text are in asv/results.hpp, loading in asv/database.hpp.
 #pragma once
 
 #include <cstddef>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include "output/asv_results.hpp"
+#include "asv/results.hpp"
 
 namespace pitot {
 

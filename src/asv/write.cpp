@@ -1,12 +1,10 @@
 // The asv results database writer. The format and the reasons behind each rule are in
 // docs/asv-format.md (section numbers below); a results file's rows and text are shared with
-// its readers in output/asv_results.cpp.
-#include "output/asv.hpp"
+// its readers (asv/results.cpp), and files are loaded as every reader loads them (asv/database.cpp).
+#include "asv/write.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -16,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/bounded_json.hpp"
+#include "asv/database.hpp"
 #include "core/stats.hpp"
 #include "core/text.hpp"
 #include "output/atomic_file.hpp"
@@ -28,40 +26,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-// ---------------------------------------------------------------------------------------------
-// Reading existing files.
-
-// The file's JSON, or nullopt when it does not exist. Refuses a file that does not parse, is not
-// an object or carries another version: asv would not read it either, and writing over it would
-// lose whatever it holds.
-std::optional<json> read_existing(const fs::path& path, int version, bool python_dialect) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return std::nullopt;
-  std::string text;
-  try {
-    if (!read_file_bounded(path, text)) throw AsvError("cannot read " + path.string() + ": " + std::strerror(errno));
-  } catch (const std::length_error& e) {
-    throw AsvError(std::string(e.what()) + "; fix or remove it, then run again. Nothing was written.");
-  }
-  json doc;
-  try {
-    doc = python_dialect ? parse_python_json(text) : parse_json_bounded(text);
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
-    throw AsvError(path.string() + " is not valid JSON (" + e.what() +
-                   "); fix or remove it, then run again. Nothing was written.");
-  }
-  if (!doc.is_object())
-    throw AsvError(path.string() + " is not a JSON object; fix or remove it. Nothing was written.");
-  auto v = doc.find("version");
-  if (v == doc.end() || !v->is_number_integer() || v->get<int>() != version) {
-    std::string found = v == doc.end() ? "no version" : "version " + json_text(*v);
-    throw AsvError(path.string() + " has " + found + ", but pitot writes version " +
-                   std::to_string(version) + " (asv 0.6); convert it with `asv update` or move it away. " +
-                   "Nothing was written.");
-  }
-  return doc;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Writing (output/atomic_file.hpp): its failures are refusals of write_asv like any other.
@@ -280,13 +244,23 @@ std::string asv_track_name(const BenchmarkInfo& b, const std::string& track) {
   return b.full_name() + "." + track;
 }
 
-void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector<BenchmarkInfo>& benchmarks,
-               const std::vector<PointResult>& points) {
-  // Check everything that can be checked before touching the disk.
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// write_asv's steps, in order.
+
+// What a run writes, checked before the disk is touched: the names, and each benchmark's points.
+struct CheckedRun {
   std::string machine, env;
+  std::map<std::string, std::vector<const PointResult*>> points_of;  // by asv_time_name
+};
+
+CheckedRun check_run(const AsvRun& run, const std::vector<BenchmarkInfo>& benchmarks,
+                     const std::vector<PointResult>& points) {
+  CheckedRun checked;
   try {
-    machine = checked_name("machine", run.machine);
-    env = checked_name("environment", run.env_name);
+    checked.machine = checked_name("machine", run.machine);
+    checked.env = checked_name("environment", run.env_name);
   } catch (const std::invalid_argument& e) {
     throw AsvError(e.what());
   }
@@ -301,173 +275,201 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
       throw AsvError(problem + ". Nothing was written.");
     by_name[b.full_name()] = &b;
   }
-  std::map<std::string, std::vector<const PointResult*>> points_of;
   for (const auto& p : points) {
     std::string name = p.program + "." + p.benchmark;
     auto it = by_name.find(name);
     if (it == by_name.end())
       throw AsvError("point '" + p.name + "' belongs to " + name + ", which is not among the benchmarks given");
     flat_position(*it->second, p);  // throws on a point that does not fit its benchmark
-    points_of[name].push_back(&p);
+    checked.points_of[name].push_back(&p);
   }
+  return checked;
+}
 
-  const fs::path machine_dir = results_dir / machine;
-  const fs::path benchmarks_path = results_dir / "benchmarks.json";
-  const fs::path machine_path = machine_dir / "machine.json";
-  const fs::path results_path = machine_dir / asv_results_file_name(run.commit_hash, env);
-  std::error_code ec;
-  fs::create_directories(machine_dir, ec);
-  if (ec) throw AsvError("cannot create " + machine_dir.string() + ": " + ec.message());
+// The three files a run rewrites, as they are now (empty objects for files not there yet).
+struct Files {
+  std::filesystem::path benchmarks_path, machine_path, results_path;
+  json benchmarks, machine, results;
+};
 
-  std::optional<FolderLock> lock;
-  as_asv_error([&] { lock.emplace(results_dir); });
+// Loads the files (asv/database.hpp) and refuses a results file of another commit or env.
+Files read_files(const fs::path& results_dir, const CheckedRun& checked, const AsvRun& run) {
+  Files f;
+  const fs::path machine_dir = results_dir / checked.machine;
+  f.benchmarks_path = results_dir / "benchmarks.json";
+  f.machine_path = machine_dir / "machine.json";
+  f.results_path = machine_dir / asv_results_file_name(run.commit_hash, checked.env);
+  try {
+    f.benchmarks = load_asv_file_if_any(f.benchmarks_path, AsvFile::Benchmarks).value_or(json::object());
+    f.machine = load_asv_file_if_any(f.machine_path, AsvFile::Machine).value_or(json::object());
+    f.results = load_asv_file_if_any(f.results_path, AsvFile::Results).value_or(json::object());
+  } catch (const AsvError& e) {
+    throw AsvError(std::string(e.what()) + ". Nothing was written.");
+  }
+  const json& doc = f.results;
+  const std::string path = f.results_path.string();
+  if (doc.contains("commit_hash") && doc["commit_hash"] != json(run.commit_hash))
+    throw AsvError(path + " holds results of commit " + json_text(doc["commit_hash"]) + ", not " + run.commit_hash +
+                   "; move it away. Nothing was written.");
+  if (doc.contains("env_name") && doc["env_name"] != json(checked.env))
+    throw AsvError(path + " holds results of environment " + json_text(doc["env_name"]) + ", not " + checked.env +
+                   "; move it away. Nothing was written.");
+  if (doc.contains("results") && !doc["results"].is_object())
+    throw AsvError(path + ": \"results\" is not an object. Nothing was written.");
+  return f;
+}
 
-  json bench_doc = read_existing(benchmarks_path, kAsvBenchmarksVersion, false).value_or(json::object());
-  json machine_doc = read_existing(machine_path, kAsvMachineVersion, false).value_or(json::object());
-  json results_doc = read_existing(results_path, kAsvResultsVersion, true).value_or(json::object());
-
-  if (results_doc.contains("commit_hash") && results_doc["commit_hash"] != json(run.commit_hash))
-    throw AsvError(results_path.string() + " holds results of commit " + json_text(results_doc["commit_hash"]) +
-                   ", not " + run.commit_hash + "; move it away. Nothing was written.");
-  if (results_doc.contains("env_name") && results_doc["env_name"] != json(env))
-    throw AsvError(results_path.string() + " holds results of environment " + json_text(results_doc["env_name"]) +
-                   ", not " + env + "; move it away. Nothing was written.");
-  if (results_doc.contains("results") && !results_doc["results"].is_object())
-    throw AsvError(results_path.string() + ": \"results\" is not an object. Nothing was written.");
-
-  // machine.json: this run's facts over whatever was recorded before (§3), except asv's own machine
-  // facts, which keep the values already recorded: asv writes them otherwise than pitot (ram
-  // "25275973632", not "24GB"), and the recorded values are what earlier results carry as params,
-  // asv's among them, so that a history asv started goes on in the same graphs.
+// machine.json: this run's facts over whatever was recorded before (§3), except asv's own machine
+// facts, which keep the values already recorded: asv writes them otherwise than pitot (ram
+// "25275973632", not "24GB"), and the recorded values are what earlier results carry as params,
+// asv's among them, so that a history asv started goes on in the same graphs. Returns the facts.
+std::map<std::string, std::string> update_machine(json& machine_doc, const AsvRun& run, const std::string& machine) {
   std::map<std::string, std::string> facts = run.machine_facts;
   for (const char* key : {"arch", "cpu", "num_cpu", "os", "ram"})
     if (machine_doc.contains(key) && machine_doc[key].is_string()) facts[key] = machine_doc[key].get<std::string>();
   for (const auto& [k, v] : facts) machine_doc[k] = v;
   machine_doc["machine"] = machine;
   machine_doc["version"] = kAsvMachineVersion;
+  return facts;
+}
 
-  std::vector<std::string> old_columns = kAsvResultColumns;
-  if (results_doc.contains("result_columns") && results_doc["result_columns"].is_array())
-    old_columns = results_doc["result_columns"].get<std::vector<std::string>>();
-  json old_results = results_doc.value("results", json::object());
-  json new_results = json::object();
-  // Rows of benchmarks not in this run keep their data, rewritten into this column order.
-  for (auto it = old_results.begin(); it != old_results.end(); ++it)
-    new_results[it.key()] = asv_row(asv_row_columns(it.value(), old_columns));
+// A benchmark's entry in benchmarks.json, for its time row or one of its track rows.
+json benchmark_entry(const BenchmarkInfo& b, const std::string& name, const std::string& type,
+                     const std::string& unit, const Params& params) {
+  json entry = {{"name", name},
+                {"type", type},
+                {"unit", unit},
+                {"params", params_json(params)},
+                {"param_names", param_names(b)},
+                {"version", b.version},
+                {"code", b.code},
+                {"timeout", b.timeout_seconds}};
+  if (type == "time") {  // only `asv run` reads these; pitot's own engine decides the sampling
+    entry["number"] = 0;
+    entry["repeat"] = 0;
+    entry["min_run_count"] = 2;
+    entry["rounds"] = 1;
+    entry["sample_time"] = 0.01;
+    entry["warmup_time"] = -1;
+  }
+  return entry;
+}
 
-  json process_doc = results_doc.contains(kAsvProcessMediansKey) && results_doc[kAsvProcessMediansKey].is_object()
-                         ? results_doc[kAsvProcessMediansKey]
-                         : json::object();
-  for (const auto& b : benchmarks) {
-    const std::string name = asv_time_name(b);
-    const Params params = asv_params(b);
-    const auto& run_points = points_of[name];
-
-    json time_entry = {{"name", name},
-                       {"type", b.type},
-                       {"unit", b.unit},
-                       {"params", params_json(params)},
-                       {"param_names", param_names(b)},
-                       {"version", b.version},
-                       {"code", b.code},
-                       {"timeout", b.timeout_seconds}};
-    const bool timed = b.type == "time";
-    if (timed) {  // only `asv run` reads these; pitot's own engine decides the sampling
-      time_entry["number"] = 0;
-      time_entry["repeat"] = 0;
-      time_entry["min_run_count"] = 2;
-      time_entry["rounds"] = 1;
-      time_entry["sample_time"] = 0.01;
-      time_entry["warmup_time"] = -1;
-    }
-    bench_doc[name] = time_entry;
-
-    // Track rows: those measured now plus those already recorded for this benchmark.
-    std::map<std::string, std::string> tracks;  // name -> unit
-    for (const auto* p : run_points)
-      for (const auto& t : p->tracks) tracks[t.name] = t.unit;
-    const std::string prefix = name + ".";
-    for (auto it = old_results.begin(); it != old_results.end(); ++it) {
-      const std::string& key = it.key();
-      if (key.size() > prefix.size() && key.compare(0, prefix.size(), prefix) == 0 &&
-          key.find('.', prefix.size()) == std::string::npos && !tracks.count(key.substr(prefix.size()))) {
-        std::string track = key.substr(prefix.size());
-        std::string unit = default_track_unit(track);
-        if (bench_doc.contains(key) && bench_doc[key].is_object() && bench_doc[key].contains("unit") &&
-            bench_doc[key]["unit"].is_string())
-          unit = bench_doc[key]["unit"].get<std::string>();
-        tracks[track] = unit;
-      }
-    }
-
-    auto row_for = [&](const std::string& key) {
-      const json* old = old_results.contains(key) ? &old_results[key] : nullptr;
-      return start_row(params, b.version, old, old_columns);
-    };
-    std::int64_t started = 0;
-    double duration = 0;
-    for (const auto* p : run_points) {
-      if (started == 0 || (p->started_at_ms != 0 && p->started_at_ms < started)) started = p->started_at_ms;
-      duration += p->duration_seconds;
-    }
-
-    Row time_row = row_for(name);
-    for (const auto* p : run_points) {
-      time_row.cells[flat_position(b, *p)] = time_cell(*p, timed);
-      // The per-process medians (pitot run --processes K), keyed by asv's unrolled point name,
-      // in a top-level key asv ignores (checked with asv 0.6.6 publish, compare and show).
-      std::vector<std::string> reprs;
-      for (std::size_t a = 0; a < params.size(); ++a) reprs.push_back(params[a][p->index[a]]);
-      const std::string key = asv_point_name(name, reprs);
-      if (p->status == PointStatus::Ok && p->process_medians.size() >= 2) process_doc[key] = p->process_medians;
-      else process_doc.erase(key);
-    }
-    if (!run_points.empty()) {
-      time_row.started_at = started;
-      time_row.duration = duration;
-    }
-    new_results[name] = row_json(time_row);
-
-    for (const auto& [track, unit] : tracks) {
-      const std::string key = asv_track_name(b, track);
-      bench_doc[key] = {{"name", key},
-                        {"type", "track"},
-                        {"unit", unit},
-                        {"params", params_json(params)},
-                        {"param_names", param_names(b)},
-                        {"version", b.version},
-                        {"code", b.code},
-                        {"timeout", b.timeout_seconds}};
-      Row row = row_for(key);
-      for (const auto* p : run_points) row.cells[flat_position(b, *p)] = track_cell(*p, track);
-      // A point skipped in an earlier write (the driver writes as points arrive), before any
-      // point had made this track, is NaN here too, as in its time row: null means failed.
-      for (std::size_t i = 0; i < row.cells.size() && i < time_row.cells.size(); ++i) {
-        const auto time = time_row.cells[i].find("result");
-        const bool skipped = time != time_row.cells[i].end() && time->second.is_number_float() &&
-                             std::isnan(time->second.get<double>());
-        const auto track_result = row.cells[i].find("result");
-        if (skipped && (track_result == row.cells[i].end() || track_result->second.is_null())) row.cells[i]["result"] = kNaN;
-      }
-      if (!run_points.empty()) {
-        row.started_at = started;
-        row.duration = duration;
-      }
-      new_results[key] = row_json(row);
+// A benchmark's track rows, name -> unit: those measured now plus those already recorded.
+std::map<std::string, std::string> track_units(const std::string& name, const std::vector<const PointResult*>& run_points,
+                                               const json& old_results, const json& bench_doc) {
+  std::map<std::string, std::string> tracks;
+  for (const auto* p : run_points)
+    for (const auto& t : p->tracks) tracks[t.name] = t.unit;
+  const std::string prefix = name + ".";
+  for (auto it = old_results.begin(); it != old_results.end(); ++it) {
+    const std::string& key = it.key();
+    if (key.size() > prefix.size() && key.compare(0, prefix.size(), prefix) == 0 &&
+        key.find('.', prefix.size()) == std::string::npos && !tracks.count(key.substr(prefix.size()))) {
+      std::string track = key.substr(prefix.size());
+      std::string unit = default_track_unit(track);
+      if (bench_doc.contains(key) && bench_doc[key].is_object() && bench_doc[key].contains("unit") &&
+          bench_doc[key]["unit"].is_string())
+        unit = bench_doc[key]["unit"].get<std::string>();
+      tracks[track] = unit;
     }
   }
-  bench_doc["version"] = kAsvBenchmarksVersion;
+  return tracks;
+}
 
-  // Results params: machine facts and requirements, one graph line per distinct set (§5).
-  // python_version only names the env (host/machine.hpp), and asv writes the interpreter as
-  // `python` beside the requirements, not among them.
+// The rows of the results file being rebuilt, with what they are rebuilt from.
+struct Rows {
+  std::vector<std::string> old_columns = kAsvResultColumns;
+  json old_results = json::object();
+  json results = json::object();  // the new rows
+  json process_medians = json::object();
+};
+
+Rows start_rows(const json& results_doc) {
+  Rows rows;
+  if (results_doc.contains("result_columns") && results_doc["result_columns"].is_array())
+    rows.old_columns = results_doc["result_columns"].get<std::vector<std::string>>();
+  rows.old_results = results_doc.value("results", json::object());
+  // Rows of benchmarks not in this run keep their data, rewritten into this column order.
+  for (auto it = rows.old_results.begin(); it != rows.old_results.end(); ++it)
+    rows.results[it.key()] = asv_row(asv_row_columns(it.value(), rows.old_columns));
+  if (results_doc.contains(kAsvProcessMediansKey) && results_doc[kAsvProcessMediansKey].is_object())
+    rows.process_medians = results_doc[kAsvProcessMediansKey];
+  return rows;
+}
+
+// One benchmark's entries in benchmarks.json and its rows: the time row, then a row per track.
+void write_benchmark(const BenchmarkInfo& b, const std::vector<const PointResult*>& run_points, json& bench_doc,
+                     Rows& rows) {
+  const std::string name = asv_time_name(b);
+  const Params params = asv_params(b);
+  const bool timed = b.type == "time";
+  bench_doc[name] = benchmark_entry(b, name, b.type, b.unit, params);
+  const std::map<std::string, std::string> tracks = track_units(name, run_points, rows.old_results, bench_doc);
+
+  auto row_for = [&](const std::string& key) {
+    const json* old = rows.old_results.contains(key) ? &rows.old_results[key] : nullptr;
+    return start_row(params, b.version, old, rows.old_columns);
+  };
+  std::int64_t started = 0;
+  double duration = 0;
+  for (const auto* p : run_points) {
+    if (started == 0 || (p->started_at_ms != 0 && p->started_at_ms < started)) started = p->started_at_ms;
+    duration += p->duration_seconds;
+  }
+
+  Row time_row = row_for(name);
+  for (const auto* p : run_points) {
+    time_row.cells[flat_position(b, *p)] = time_cell(*p, timed);
+    // The per-process medians (pitot run --processes K), keyed by asv's unrolled point name,
+    // in a top-level key asv ignores (checked with asv 0.6.6 publish, compare and show).
+    std::vector<std::string> reprs;
+    for (std::size_t a = 0; a < params.size(); ++a) reprs.push_back(params[a][p->index[a]]);
+    const std::string key = asv_point_name(name, reprs);
+    if (p->status == PointStatus::Ok && p->process_medians.size() >= 2) rows.process_medians[key] = p->process_medians;
+    else rows.process_medians.erase(key);
+  }
+  if (!run_points.empty()) {
+    time_row.started_at = started;
+    time_row.duration = duration;
+  }
+  rows.results[name] = row_json(time_row);
+
+  for (const auto& [track, unit] : tracks) {
+    const std::string key = asv_track_name(b, track);
+    bench_doc[key] = benchmark_entry(b, key, "track", unit, params);
+    Row row = row_for(key);
+    for (const auto* p : run_points) row.cells[flat_position(b, *p)] = track_cell(*p, track);
+    // A point skipped in an earlier write (the driver writes as points arrive), before any
+    // point had made this track, is NaN here too, as in its time row: null means failed.
+    for (std::size_t i = 0; i < row.cells.size() && i < time_row.cells.size(); ++i) {
+      const auto time = time_row.cells[i].find("result");
+      const bool skipped = time != time_row.cells[i].end() && time->second.is_number_float() &&
+                           std::isnan(time->second.get<double>());
+      const auto track_result = row.cells[i].find("result");
+      if (skipped && (track_result == row.cells[i].end() || track_result->second.is_null())) row.cells[i]["result"] = kNaN;
+    }
+    if (!run_points.empty()) {
+      row.started_at = started;
+      row.duration = duration;
+    }
+    rows.results[key] = row_json(row);
+  }
+}
+
+// The results file's own keys around its rows. Its params are the machine facts and the
+// requirements, one graph line per distinct set (§5). python_version only names the env
+// (host/machine.hpp), and asv writes the interpreter as `python` beside the requirements, not
+// among them.
+void finish_results(json& results_doc, const AsvRun& run, const CheckedRun& checked,
+                    const std::map<std::string, std::string>& facts, Rows& rows) {
   std::map<std::string, std::string> params = facts, requirements = run.requirements;
   requirements.erase("python_version");
   for (const auto& [k, v] : requirements) params[k] = v;
-  params["machine"] = machine;
+  params["machine"] = checked.machine;
 
   results_doc["commit_hash"] = run.commit_hash;
-  results_doc["env_name"] = env;
+  results_doc["env_name"] = checked.env;
   results_doc["date"] = run.commit_date_ms;
   results_doc["params"] = string_map(params);
   if (requirements.count("python")) results_doc["python"] = requirements["python"];
@@ -477,17 +479,38 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   if (!results_doc.contains("env_vars") || !results_doc["env_vars"].is_object())
     results_doc["env_vars"] = json::object();
   results_doc["result_columns"] = kAsvResultColumns;
-  results_doc["results"] = new_results;
+  results_doc["results"] = std::move(rows.results);
   if (!results_doc.contains("durations") || !results_doc["durations"].is_object())
     results_doc["durations"] = json::object();
   results_doc["version"] = kAsvResultsVersion;
-  if (process_doc.empty()) results_doc.erase(kAsvProcessMediansKey);
-  else results_doc[kAsvProcessMediansKey] = process_doc;
+  if (rows.process_medians.empty()) results_doc.erase(kAsvProcessMediansKey);
+  else results_doc[kAsvProcessMediansKey] = std::move(rows.process_medians);
+}
+
+}  // namespace
+
+void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector<BenchmarkInfo>& benchmarks,
+               const std::vector<PointResult>& points) {
+  CheckedRun checked = check_run(run, benchmarks, points);
+  const fs::path machine_dir = results_dir / checked.machine;
+  std::error_code ec;
+  fs::create_directories(machine_dir, ec);
+  if (ec) throw AsvError("cannot create " + machine_dir.string() + ": " + ec.message());
+
+  std::optional<FolderLock> lock;
+  as_asv_error([&] { lock.emplace(results_dir); });
+
+  Files files = read_files(results_dir, checked, run);
+  const std::map<std::string, std::string> facts = update_machine(files.machine, run, checked.machine);
+  Rows rows = start_rows(files.results);
+  for (const auto& b : benchmarks) write_benchmark(b, checked.points_of[asv_time_name(b)], files.benchmarks, rows);
+  files.benchmarks["version"] = kAsvBenchmarksVersion;
+  finish_results(files.results, run, checked, facts, rows);
 
   as_asv_error([&] {
-    replace_files({{benchmarks_path, asv_file_text(bench_doc)},
-                   {machine_path, asv_file_text(machine_doc)},
-                   {results_path, asv_results_file_text(results_doc)}});
+    replace_files({{files.benchmarks_path, asv_file_text(files.benchmarks)},
+                   {files.machine_path, asv_file_text(files.machine)},
+                   {files.results_path, asv_results_file_text(files.results)}});
   });
 }
 

@@ -1,8 +1,6 @@
-// See asv_results.hpp; section numbers refer to docs/asv-format.md.
-#include "output/asv_results.hpp"
+// See results.hpp; section numbers refer to docs/asv-format.md.
+#include "asv/results.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -11,7 +9,6 @@
 namespace pitot {
 
 using nlohmann::json;
-namespace fs = std::filesystem;
 
 const std::vector<std::string> kAsvResultColumns = {
     "result", "params", "version", "started_at", "duration",
@@ -32,11 +29,6 @@ const json& null_json() {
 const json& element(const json& column, std::size_t k) {
   if (column.is_array() && k < column.size()) return column[k];
   return null_json();
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 }  // namespace
@@ -81,21 +73,6 @@ json asv_row(const AsvColumns& columns) {
 
 std::string asv_results_file_name(const std::string& commit_hash, const std::string& env) {
   return commit_hash.substr(0, 8) + "-" + env + ".json";
-}
-
-std::vector<AsvResultsFile> asv_results_files(const fs::path& machine_dir) {
-  std::vector<AsvResultsFile> files;
-  for (const auto& entry : fs::directory_iterator(machine_dir)) {
-    const std::string name = entry.path().filename().string();
-    if (!entry.is_regular_file() || entry.path().extension() != ".json" || name == "machine.json") continue;
-    const std::string stem = entry.path().stem().string();
-    // compare/show match a commit on the part before the first '-'.
-    const auto dash = stem.find('-');
-    if (dash == std::string::npos) continue;
-    files.push_back({entry.path(), lower(stem.substr(0, dash)), stem.substr(dash + 1)});
-  }
-  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
-  return files;
 }
 
 std::string asv_results_file_text(const json& doc) {
