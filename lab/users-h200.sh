@@ -3,7 +3,7 @@
 #  1. build pitot there from this tree (.carry/usr from lab/python/carry.sh stands in for the -dev
 #     packages it lacks) and install it into a prefix, as a user does; the Python module too
 #     (pip install ./python, no network: the machine's scikit-build-core and nanobind);
-#  2. the example workflow's bench job (scripts/ci/pitot-benchmarks.yml) run by the stand-in
+#  2. the example workflow's bench job (examples/ci/pitot-benchmarks.yml) run by the stand-in
 #     runner tests/ci/run_workflow.py --cuda: a push, then a pull request, of the README's GPU
 #     example (issue 21, item 3: "once on the H200 against a real two-commit GPU database");
 #  3. `pitot run --processes 3` over the Python folder (benchmarks/python) into an asv database
@@ -60,7 +60,7 @@ git config --global user.name >/dev/null || git config --global user.name pitot-
 git config --global user.email >/dev/null || git config --global user.email lab@example.invalid
 export PYTHONPATH="$root/.carry/pylib"  # PyYAML for the stand-in runner, if the machine lacks it
 step workflow 420 python3 "$root/tests/ci/run_workflow.py" \
-  "$root/scripts/ci/pitot-benchmarks.yml" "$prefix" --cuda
+  "$root/examples/ci/pitot-benchmarks.yml" "$prefix" --cuda
 
 export CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DPITOT_ENABLE_HIP=OFF -DPITOT_BUILD_DRIVER=OFF"
 export CMAKE_BUILD_PARALLEL_LEVEL=$(nproc)
