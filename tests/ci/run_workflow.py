@@ -6,9 +6,9 @@ usage: run_workflow.py WORKFLOW PITOT_PREFIX [--cuda]
 
 A scratch project (the README's my_bench.cpp, built against the pitot installed at PITOT_PREFIX,
 `pitot init --dir .bench`) gets two commits. With --cuda (on a CUDA machine, by hand: the H200
-run is in docs/results/ab-h200.md) the project is the README's my_copy.cu instead, so the
-database holds a GPU suite's two environments (kernel clock and events). The stand-in runner evaluates each step's `if:`,
-expands `${{ ... }}`, runs `run:` steps with bash as GitHub does (-e, pipefail), keeps
+run is in docs/results/users-h200.md) the project is the README's my_copy.cu instead, so the
+database holds a GPU suite's two environments (kernel clock and events). The stand-in runner
+evaluates each step's `if:`, expands `${{ ... }}`, runs `run:` steps with bash as GitHub does (-e, pipefail), keeps
 GITHUB_OUTPUT per step and treats `uses:` steps as GitHub would for what follows: checkout is the
 scratch repository itself, upload-artifact copies its path (and fails on a missing one).
 The project adapts the workflow's `env` block as its comments say: PITOT is the installed driver.
