@@ -2,12 +2,12 @@
 #include "asv/database.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "asv/json.hpp"
 #include "asv/results.hpp"
@@ -22,20 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-bool is_hex(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
-}
-
-std::string join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
-  return out;
-}
+std::string join(const std::vector<std::string>& parts) { return fmt::format("{}", fmt::join(parts, ", ")); }
 
 // The full hash of a revision in `repo` (empty: the current directory's), or "" when it is none.
 std::string git_resolve(const std::string& rev, const fs::path& repo) {
@@ -54,7 +41,7 @@ std::string commit_of_file(const fs::path& file) {
   }
   if (!j.contains("commit_hash") || !j["commit_hash"].is_string())
     throw AsvError(fmt::format("results file {} is corrupt: it names no commit_hash", file.string()));
-  return lower(j["commit_hash"].get<std::string>());
+  return ascii_lower(j["commit_hash"].get<std::string>());
 }
 
 // Files of one machine whose commit starts with `prefix` (lower-case hex).
@@ -133,7 +120,7 @@ std::vector<AsvResultsFile> asv_results_files(const fs::path& machine_dir) {
     // compare/show match a commit on the part before the first '-'.
     const auto dash = stem.find('-');
     if (dash == std::string::npos) continue;
-    files.push_back({entry.path(), lower(stem.substr(0, dash)), stem.substr(dash + 1)});
+    files.push_back({entry.path(), ascii_lower(stem.substr(0, dash)), stem.substr(dash + 1)});
   }
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
   return files;
@@ -162,9 +149,9 @@ std::vector<AsvResultsFile> asv_commit_files(const AsvQuery& query, const std::s
       if (f.env == query.env) kept.push_back(f);
     files = std::move(kept);
   }
-  const std::string wanted = lower(commit);
+  const std::string wanted = ascii_lower(commit);
   std::vector<AsvResultsFile> found;
-  if (is_hex(wanted) && wanted.size() >= 4) found = matching_files(files, wanted);
+  if (wanted.size() >= 4 && is_lower_hex(wanted)) found = matching_files(files, wanted);
   if (found.empty()) {
     // Not a hash we hold: perhaps a branch, tag or HEAD~1 of the repository we are in.
     if (std::string hash = git_resolve(commit, query.repo); !hash.empty()) found = matching_files(files, hash);

@@ -211,12 +211,6 @@ std::size_t flat_position(const BenchmarkInfo& b, const PointResult& p) {
   return pos;
 }
 
-bool is_hex(const std::string& s) {
-  for (char c : s)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  return true;
-}
-
 json string_map(const std::map<std::string, std::string>& m) {
   json j = json::object();
   for (const auto& [k, v] : m) j[k] = v;
@@ -264,7 +258,7 @@ CheckedRun check_run(const AsvRun& run, const std::vector<BenchmarkInfo>& benchm
   } catch (const std::invalid_argument& e) {
     throw AsvError(e.what());
   }
-  if (run.commit_hash.size() != 40 || !is_hex(run.commit_hash))
+  if (run.commit_hash.size() != 40 || !is_lower_hex(run.commit_hash))
     throw AsvError("commit hash '" + run.commit_hash +
                    "' is not a full 40-digit lower-case hex git hash (asv publish looks it up in git)");
   std::map<std::string, const BenchmarkInfo*> by_name;

@@ -9,6 +9,18 @@
 
 namespace pitot {
 
+std::string ascii_lower(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
+bool is_lower_hex(std::string_view s) {
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
 bool is_utf8(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     const std::size_t n = utf8_sequence(s, i);

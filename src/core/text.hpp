@@ -14,6 +14,12 @@
 
 namespace pitot {
 
+// `s` with ASCII letters in lower case (other bytes as they are).
+std::string ascii_lower(std::string s);
+
+// Whether every character of `s` is 0-9 or a-f (a git hash as asv and git write it).
+bool is_lower_hex(std::string_view s);
+
 // Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points above U+10FFFF).
 bool is_utf8(std::string_view s);
 

@@ -5,6 +5,8 @@
 
 #include <pitot/detail/registry.hpp>
 
+#include "core/text.hpp"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/utsname.h>
@@ -43,11 +45,6 @@ std::string proc_field(const char* file, const std::string& key) {
     if (trim(line.substr(0, colon)) == key) return trim(line.substr(colon + 1));
   }
   return "";
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // Run a program (no shell) and return its stdout, or nullopt if it could not run or failed.
@@ -155,7 +152,7 @@ std::string machine_name_from_cpu(const std::string& cpu_model) {
     if (!is_noise) words.push_back(word);
     word.clear();
   };
-  for (char c : lower(model)) {
+  for (char c : ascii_lower(model)) {
     if (std::isalnum(static_cast<unsigned char>(c)) || c == '-') word += c;
     else flush();
   }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "core/stats.hpp"
@@ -66,3 +67,11 @@ TEST(Stats, LargeSampleIntervalIsNarrowAndFinite) {
 }
 
 TEST(Stats, EmptySampleIsAnError) { EXPECT_THROW(compute_stats({}), std::invalid_argument); }
+
+TEST(Median, OfTheFiniteValuesNaNWhenNone) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  EXPECT_DOUBLE_EQ(pitot::median({4.0, 1.0, nan, 3.0, inf}), 3.0);  // of 1, 3, 4
+  EXPECT_DOUBLE_EQ(pitot::median({2.0, 1.0}), 1.5);
+  EXPECT_TRUE(std::isnan(pitot::median({})));
+  EXPECT_TRUE(std::isnan(pitot::median({nan, -inf})));
+}

@@ -1,7 +1,6 @@
 #include "driver/compare/input.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +16,7 @@
 
 #include "core/bounded_json.hpp"
 #include "core/stats.hpp"
+#include "core/text.hpp"
 #include "driver/common/files.hpp"
 #include "asv/database.hpp"
 #include "asv/results.hpp"
@@ -33,11 +33,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string read_text(const fs::path& file, const std::string& what) { return read_file(file, what); }
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
@@ -186,7 +181,7 @@ json parse_python_json(const std::string& text, const std::string& what) {
 }
 
 bool unit_higher_is_better(const std::string& unit) {
-  const std::string u = lower(unit);
+  const std::string u = ascii_lower(unit);
   return u.ends_with("/s") || u.ends_with("/sec") || u == "%" || u.find("per second") != std::string::npos ||
          u.find("per_second") != std::string::npos || u.find("flops") != std::string::npos;
 }
@@ -196,7 +191,7 @@ ResultSet asv_results_from_json(const json& results, const json* benchmarks, con
   set.label = label;
   try {
     const AsvResults file = asv_results_rows(results);  // the rows, read by the asv module
-    set.commit = lower(file.commit_hash);
+    set.commit = ascii_lower(file.commit_hash);
     auto describe = [&](const std::string& name) -> const json* {
       if (benchmarks && benchmarks->is_object() && benchmarks->contains(name) && (*benchmarks)[name].is_object())
         return &(*benchmarks)[name];
@@ -401,7 +396,7 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
         if (b.contains("axes") && b["axes"].is_array()) axes_of[full] = &b["axes"];
       }
     if (set.commit.empty())
-      for (const json* prog : programs) set.commit = lower(prog->value("commit", set.commit));
+      for (const json* prog : programs) set.commit = ascii_lower(prog->value("commit", set.commit));
     for (const auto& [prog, pj] : points) {
       const json& p = *pj;
       PointData d;
