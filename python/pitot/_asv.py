@@ -395,10 +395,8 @@ def _time(b, state, func, sources, args):
         getattr(state, "add_" + counter)(n)
     knobs = _timing_knobs(sources)
     if state.device in ("cuda", "gpu"):
-        if first_attr(sources, "pitot_skip_waits", True):
-            with host_waits_skipped():
-                state.exec(lambda: func(*args))
-        else:
+        skip = first_attr(sources, "pitot_skip_waits", True)
+        with host_waits_skipped() if skip else contextlib.nullcontext():
             state.exec(lambda: func(*args))
         return
     returns = first_attr(sources, "pitot_returns_seconds")
