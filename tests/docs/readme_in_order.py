@@ -23,8 +23,11 @@ What the README's markers mean (HTML comments, invisible on the rendered page):
 - `<!-- readme-test: prepare PREFIX :: SHELL -->`: SHELL runs (in the same shell, reported) just
   before the line that starts with PREFIX: what the README says the user has and a fresh clone
   does not (a base build, results of an earlier commit).
+- `<!-- readme-test: verdict PREFIX :: REASON -->`: the line that starts with PREFIX gives a
+  verdict that may be "slower" (exit 1) as well as exit 0: on a shared machine two runs of the
+  same code can differ for real (the machine's speed changed). Any other exit fails the run.
 A marker whose PREFIX matches no line of its block fails the run, so markers cannot rot; every
-fenced block must be a sh block or a `file:` block. Each line must exit 0; a failing line stops
+fenced block must be a sh block or a `file:` block. Each line must exit 0 (a verdict line 0 or 1); a failing line stops
 the run with its section, the line and its output.
 """
 import argparse
@@ -43,7 +46,7 @@ import time
 FENCE = re.compile(r"^```(\S*)\s*$")
 FILE_TAG = re.compile(r"^<!--\s*file:\s*(\S+)(?:\s+in\s+(\S+))?\s*-->\s*$")
 RUN_TAG = re.compile(r"^<!--\s*run:\s*(\S+)\s*-->\s*$")
-TEST_TAG = re.compile(r"^<!--\s*readme-test:\s*(skip|prepare)\s+(.+?)\s+::\s+(.+?)\s*-->\s*$")
+TEST_TAG = re.compile(r"^<!--\s*readme-test:\s*(skip|prepare|verdict)\s+(.+?)\s+::\s+(.+?)\s*-->\s*$")
 ANY_TEST_TAG = re.compile(r"^<!--\s*readme-test:")
 SHELL_LANGS = ("sh", "bash", "shell", "console")
 
@@ -109,6 +112,7 @@ class Block:
         self.run_dir = run_dir  # sh blocks: DIR of `<!-- run: DIR -->`, else None (the clone)
         self.skips = []  # (prefix, reason, marker line)
         self.prepares = []  # (prefix, shell, marker line)
+        self.verdicts = []  # (prefix, reason, marker line)
 
     def commands(self):
         """(index, line) of the block's command lines: blank lines and whole-line comments are not commands."""
@@ -136,7 +140,7 @@ def parse(text, page="README.md"):
             m = TEST_TAG.match(line)
             if not m:
                 raise ReadmeError(f"{page}:{i + 1}: a readme-test marker must read "
-                                  f"'<!-- readme-test: skip|prepare LINE-PREFIX :: TEXT -->': {line}")
+                                  f"'<!-- readme-test: skip|prepare|verdict LINE-PREFIX :: TEXT -->': {line}")
             pending_tests.append((m.group(1), m.group(2), m.group(3), i + 1))
         elif FENCE.match(line):
             lang = FENCE.match(line).group(1)
@@ -154,7 +158,7 @@ def parse(text, page="README.md"):
             elif lang in SHELL_LANGS:
                 b = Block("sh", heading, i + 1, body, lang, run_dir=pending_run[0] if pending_run else None)
                 for kind, prefix, what, at in pending_tests:
-                    (b.skips if kind == "skip" else b.prepares).append((prefix, what, at))
+                    {"skip": b.skips, "prepare": b.prepares, "verdict": b.verdicts}[kind].append((prefix, what, at))
                 blocks.append(b)
             else:
                 raise ReadmeError(f"{page}:{i + 1}: a ```{lang} block that is neither a sh block nor tagged "
@@ -188,7 +192,7 @@ def plan(blocks, checks=None, page="README.md"):
     steps = []
     used_checks = set()
     for b in sh_blocks:
-        used_skips, used_prepares = set(), set()
+        used_skips, used_prepares, used_verdicts = set(), set(), set()
         for index, line in b.commands():
             text = line.strip()
             skip = next(((k, reason) for k, (prefix, reason, _) in enumerate(b.skips) if text.startswith(prefix)), None)
@@ -199,12 +203,15 @@ def plan(blocks, checks=None, page="README.md"):
                 if text.startswith(prefix):
                     used_prepares.add(k)
                     prepares.append(shell)
+            verdict = next((k for k, (prefix, _, _) in enumerate(b.verdicts) if text.startswith(prefix)), None)
+            if verdict is not None:
+                used_verdicts.add(verdict)
             line_checks = []
             for k, (prefix, claim, how) in enumerate(checks):
                 if text.startswith(prefix):
                     used_checks.add(k)
                     line_checks.append((claim, how))
-            steps.append((b, index, line, skip[1] if skip else None, prepares, line_checks))
+            steps.append((b, index, line, skip[1] if skip else None, prepares, line_checks, verdict is not None))
         for k, (prefix, _, at) in enumerate(b.skips):
             if k not in used_skips:
                 raise ReadmeError(f"{page}:{at}: the skip marker's prefix '{prefix}' matches no line of the block "
@@ -212,6 +219,10 @@ def plan(blocks, checks=None, page="README.md"):
         for k, (prefix, _, at) in enumerate(b.prepares):
             if k not in used_prepares:
                 raise ReadmeError(f"{page}:{at}: the prepare marker's prefix '{prefix}' matches no line of the block "
+                                  f"at line {b.line_no}: mend or remove the marker")
+        for k, (prefix, _, at) in enumerate(b.verdicts):
+            if k not in used_verdicts:
+                raise ReadmeError(f"{page}:{at}: the verdict marker's prefix '{prefix}' matches no line of the block "
                                   f"at line {b.line_no}: mend or remove the marker")
     for k, (prefix, claim, _) in enumerate(checks):
         if k not in used_checks:
@@ -226,12 +237,13 @@ def print_plan(blocks, steps):
             print(f"file  {b.where + '/' if b.where else ''}{b.name}  ({b.heading}, line {b.line_no})")
             continue
         print(f"block line {b.line_no} ({b.heading}), in {b.run_dir or 'the clone'}:")
-        for blk, index, line, skip, prepares, line_checks in steps:
+        for blk, index, line, skip, prepares, line_checks, verdict in steps:
             if blk is not b:
                 continue
             for shell in prepares:
                 print(f"  prepare: {shell}")
-            print(f"  {'skip' if skip else 'run '}: {line.strip()}" + (f"   [skipped: {skip}]" if skip else ""))
+            print(f"  {'skip' if skip else 'run '}: {line.strip()}" + (f"   [skipped: {skip}]" if skip else "") +
+                  ("   [a verdict: exit 0 or 1]" if verdict else ""))
             for claim, _ in line_checks:
                 print(f"  check: {claim}")
     runs = sum(1 for s in steps if not s[3])
@@ -293,11 +305,13 @@ class Shell:
         self.proc.stdin.write(text.encode())
         self.proc.stdin.flush()
 
-    def run(self, command, echo=True):
-        """(status, output lines). status None: the shell exited (set -e), its exit code in .exit_code."""
+    def run(self, command, echo=True, verdict=False):
+        """(status, output lines). status None: the shell exited (set -e), its exit code in .exit_code.
+        verdict: a non-zero exit is returned as the status instead of ending the shell."""
         # The line runs in this shell (so `export`, `cd` and `. activate` last), stdin closed so a
         # command cannot eat the lines that follow. The newline before `}` ends a trailing comment.
-        self.send("{\n" + command + "\n} </dev/null\nprintf '\\n%s %d\\n' " + self.token + " $?\n")
+        keep = " && __readme_rc=0 || __readme_rc=$?" if verdict else "; __readme_rc=$?"
+        self.send("{\n" + command + "\n} </dev/null" + keep + "\nprintf '\\n%s %d\\n' " + self.token + " $__readme_rc\n")
         kept = collections.deque(maxlen=400)
         blank = ""
         deadline = time.monotonic() + self.line_timeout
@@ -470,7 +484,7 @@ def main():
             if status != 0:
                 fail(b.heading, f"cd {start_dir}", f"the block's folder is missing (exit {status})", output)
                 break
-            for blk, index, line, skip, prepares, line_checks in steps:
+            for blk, index, line, skip, prepares, line_checks, verdict in steps:
                 if blk is not b:
                     continue
                 current = line
@@ -491,14 +505,16 @@ def main():
                     break
                 print(f"[readme] $ {line.strip()}", flush=True)
                 t0 = time.monotonic()
-                status, output = shell.run(line)
+                status, output = shell.run(line, verdict=verdict)
                 took = time.monotonic() - t0
                 timings.append((b.heading, line.strip(), took))
-                if status != 0:
+                if status != 0 and not (verdict and status == 1):
                     code = status if status is not None else shell.exit_code
-                    fail(b.heading, line, f"exited {code} after {took:.0f} s (each README line must exit 0)", output)
+                    must = "a verdict line must exit 0 or 1" if verdict else "each README line must exit 0"
+                    fail(b.heading, line, f"exited {code} after {took:.0f} s ({must})", output)
                     break
-                print(f"[readme] ok in {took:.0f} s", flush=True)
+                print(f"[readme] ok in {took:.0f} s" + (" (exit 1: its verdict was slower)" if status == 1 else ""),
+                      flush=True)
                 for claim, (how, what) in line_checks:
                     if how == "output":
                         ok = re.search(what, "".join(output)) is not None

@@ -61,6 +61,19 @@ class Parse(unittest.TestCase):
     def test_every_block_is_run_or_saved(self):
         self.refused(FIRST + "```cpp\nint main() {}\n```\n", says="neither a sh block nor tagged")
 
+    def test_a_verdict_marker_marks_its_line(self):
+        page = FIRST + "<!-- readme-test: verdict pitot compare :: may be slower -->\n```sh\npitot run x\npitot compare a b\n```\n"
+        self.assertEqual([(s[2], s[6]) for s in r.plan(r.parse(page), checks=[])][2:], [("pitot run x", False), ("pitot compare a b", True)])
+        self.refused(FIRST + "<!-- readme-test: verdict pitot ab :: x -->\n```sh\npitot run x\n```\n", says="matches no line")
+
+    def test_a_verdict_line_other_than_0_or_1_is_its_status(self):
+        shell = r.Shell(dict(os.environ), 60)
+        try:
+            self.assertEqual(shell.run("sh -c 'exit 2'", echo=False, verdict=True)[0], 2)
+            self.assertEqual(shell.run("echo alive", echo=False)[0], 0)  # the shell went on
+        finally:
+            shell.kill()
+
     def test_malformed_markers(self):
         self.refused(FIRST + "<!-- readme-test: skip pitot -->\n```sh\npitot\n```\n", says="must read")
         self.refused(FIRST + "<!-- file: a.cpp -->\n\nsome text\n```cpp\n```\n", says="followed by its fenced block")
@@ -84,12 +97,15 @@ in the clone
 ## Second
 <!-- readme-test: skip gpu-thing :: needs a GPU -->
 <!-- readme-test: prepare cat b.txt :: mkdir ../base && trap "rm -rf '$PWD/../base'" EXIT && echo prepared -->
+<!-- readme-test: verdict sh -c 'echo slower; exit 1' :: a verdict of slower -->
 ```sh
 cat b.txt
 test -d ../base
 cd ~/proj && cat a.txt
 echo "FOO=$FOO HOME=$HOME"
 gpu-thing --all
+sh -c 'echo slower; exit 1'
+echo "after the verdict"
 false; echo "after the failure"
 echo never
 ```
@@ -127,6 +143,8 @@ class ToyRun(unittest.TestCase):
             self.assertIn("prepared", text)
             self.assertIn("check passed: the export carried over", text)
             self.assertIn("SKIPPED (needs a GPU): gpu-thing --all", text)
+            self.assertIn("ok in 0 s (exit 1: its verdict was slower)", text)
+            self.assertIn("\nafter the verdict\n", text)  # a verdict line's exit 1 does not end the shell
             self.assertNotIn("\nafter the failure\n", text)  # set -e: `false; ...` stops at false
             self.assertNotIn("never", text)
             self.assertIn("FAILED in 'Second': false; echo \"after the failure\"", err.getvalue())
