@@ -262,7 +262,7 @@ def _failure(e: BaseException) -> str:
 
 
 def _register(name, fn, axes, *, version="1", timeout=60.0, device=None, source_file="", code="",
-              asv_type="time", unit="seconds", repr_values=False):
+              asv_type="time", unit="seconds", repr_values=False, asv_key=""):
     global _uses_device
     device = (device or "cpu").lower()
     if device not in ("cpu",) + _GPU_DEVICES:
@@ -290,7 +290,7 @@ def _register(name, fn, axes, *, version="1", timeout=60.0, device=None, source_
 
     _engine.register_benchmark(str(name), run_point, engine_axes, str(version), float(timeout),
                                source_file, code, device in _GPU_DEVICES, _BUILD_TYPE, str(asv_type), str(unit),
-                               bool(repr_values))
+                               bool(repr_values), str(asv_key or ""))
     return bench
 
 
@@ -364,7 +364,7 @@ def _register_asv(b, device):
     source_file = getattr(b.module, "__file__", "") or ""
     _register(b.name, body, dict(zip(b.param_names, b.reprs)), version=b.version, timeout=b.timeout,
               device=(b.device or device) if b.kind == "time" else None, source_file=source_file,
-              code=b.code, asv_type=b.type, unit=b.unit, repr_values=True)
+              code=b.code, asv_type=b.type, unit=b.unit, repr_values=True, asv_key=b.key)
 
 
 # ------------------------------------------------------------------------------------------------

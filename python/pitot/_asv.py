@@ -5,7 +5,8 @@ that document's table.
 
 A benchmark here is one asv benchmark: a method of a class or a function of a module whose name
 matches one of asv's kinds (time_, timeraw_, track_, mem_, peakmem_, or the CamelCase forms), or
-that sets `benchmark_name`. The program is its module, so its asv key is <module>.<name>.
+that sets `benchmark_name`. The program is its module, so its asv key is <module>.<name>, or the
+`benchmark_name` as it is (asv's rule).
 """
 
 from __future__ import annotations
@@ -154,10 +155,12 @@ def version_of(sources, code, kind):
 
 class AsvBenchmark:
     """One asv benchmark of a module: its name below the module, kind, asv metadata, and how to
-    reach its function (a fresh class instance per point: points of one process interleave)."""
+    reach its function (a fresh class instance per point: points of one process interleave).
+    `key` is the whole asv key when the benchmark sets its own (`benchmark_name`: asv keys it by
+    that name alone, without the module), else None (the key is <module>.<name>)."""
 
-    def __init__(self, name, kind, attr_name, module, klass, func):
-        self.name, self.kind, self.attr_name = name, kind, attr_name
+    def __init__(self, name, kind, attr_name, module, klass, func, key=None):
+        self.name, self.kind, self.attr_name, self.key = name, kind, attr_name, key
         self.module, self.klass, self.func = module, klass, func
         _, sources = self.parts()
         self.setups = all_attrs_any_case(sources, "setup")[::-1]
@@ -211,7 +214,7 @@ def _benchmark(attr_name, module, klass, func):
         name = custom if custom is not None else func.__name__
     else:
         name = custom if custom is not None else f"{klass.__name__}.{attr_name}"
-    return AsvBenchmark(name, kind, attr_name, module, klass, func)
+    return AsvBenchmark(name, kind, attr_name, module, klass, func, key=custom)
 
 
 def discover(items, module):

@@ -223,10 +223,12 @@ pitot::AxisValue to_value(nb::handle v, pitot::AxisKind kind) {
 // the point failed (the Python side formats the exception and prints its traceback).
 // `type`, `unit`: what a sample holds, as asv names it ("time", "seconds" for timed benchmarks).
 // `repr_values`: every axis is a string axis of asv's reprs (an asv benchmark's params).
+// `asv_key`: the whole asv key when the benchmark sets its own (asv's benchmark_name); else "".
 void register_benchmark(const std::string& name, nb::callable fn, const std::vector<nb::tuple>& axes,
                         const std::string& version, double timeout, const std::string& source_file,
                         const std::string& code, bool device, const std::string& build_type,
-                        const std::string& type, const std::string& unit, bool repr_values) {
+                        const std::string& type, const std::string& unit, bool repr_values,
+                        const std::string& asv_key) {
   PyObject* f = fn.ptr();
   Py_INCREF(f);  // kept for the life of the process: the registry is destroyed after Python
   // The build asv's env name records: the interpreter ("python3.12"), apart from C++ builds' rows.
@@ -287,6 +289,7 @@ void register_benchmark(const std::string& name, nb::callable fn, const std::vec
   def.type = type;
   def.unit = unit;
   def.repr_values = repr_values;
+  def.asv_key = asv_key;
 }
 
 // `requirements`: the build this program reports for asv (the interpreter, its version, the GPU

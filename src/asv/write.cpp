@@ -261,21 +261,29 @@ CheckedRun check_run(const AsvRun& run, const std::vector<BenchmarkInfo>& benchm
   if (run.commit_hash.size() != 40 || !is_lower_hex(run.commit_hash))
     throw AsvError("commit hash '" + run.commit_hash +
                    "' is not a full 40-digit lower-case hex git hash (asv publish looks it up in git)");
-  std::map<std::string, const BenchmarkInfo*> by_name;
+  std::map<std::pair<std::string, std::string>, const BenchmarkInfo*> by_program_name;
+  std::map<std::string, const BenchmarkInfo*> by_key;
   for (const auto& b : benchmarks) {
     if (!std::isfinite(b.timeout_seconds))
       throw AsvError(b.full_name() + " has a timeout that is not a finite number");
     if (const std::string problem = asv_name_length_problem(b.program, b.name); !problem.empty())
       throw AsvError(problem + ". Nothing was written.");
-    by_name[b.full_name()] = &b;
+    // Two benchmarks, one asv key (program "a.b" with "c" and program "a" with "b.c", or two
+    // modules' equal benchmark_name): asv keeps one row per key, so one history would be lost.
+    const auto [seen, added] = by_key.emplace(b.full_name(), &b);
+    if (!added && (seen->second->program != b.program || seen->second->name != b.name))
+      throw AsvError("benchmark " + b.name + " of " + b.program + " and benchmark " + seen->second->name + " of " +
+                     seen->second->program + " have the same asv key " + b.full_name() +
+                     "; asv keeps one row per key, so rename one (a program, or a benchmark_name). Nothing was written.");
+    by_program_name[{b.program, b.name}] = &b;
   }
   for (const auto& p : points) {
-    std::string name = p.program + "." + p.benchmark;
-    auto it = by_name.find(name);
-    if (it == by_name.end())
-      throw AsvError("point '" + p.name + "' belongs to " + name + ", which is not among the benchmarks given");
+    auto it = by_program_name.find({p.program, p.benchmark});
+    if (it == by_program_name.end())
+      throw AsvError("point '" + p.name + "' belongs to " + p.program + "." + p.benchmark +
+                     ", which is not among the benchmarks given");
     flat_position(*it->second, p);  // throws on a point that does not fit its benchmark
-    checked.points_of[name].push_back(&p);
+    checked.points_of[it->second->full_name()].push_back(&p);
   }
   return checked;
 }

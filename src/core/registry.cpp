@@ -21,7 +21,7 @@ Benchmark register_benchmark(std::string name, BenchmarkFn fn, std::string sourc
       registration_errors().push_back("benchmark " + escape_non_utf8(name) + " is registered twice (" + d.source_file +
                                       " and " + source_file +
                                       "): asv stores one row per name, so one's results would be lost; rename one");
-  defs.push_back(BenchmarkDef{std::move(name), std::move(fn), {}, "1", 60.0, std::move(source_file), {}, std::move(build), "time", "seconds", false});
+  defs.push_back(BenchmarkDef{std::move(name), std::move(fn), {}, "1", 60.0, std::move(source_file), {}, std::move(build), "time", "seconds", false, {}});
   return Benchmark(defs.back());
 }
 

@@ -85,7 +85,9 @@ json to_json(const BenchmarkInfo& info) {
   for (const auto& a : info.axes) axes.push_back(to_json(a));
   if (info.repr_values)  // the values are the reprs already
     for (auto& a : axes) a["reprs"] = a["values"];
-  return {{"program", info.program}, {"name", info.name}, {"axes", axes}, {"version", info.version}, {"timeout", info.timeout_seconds}, {"code", info.code}, {"points", info.point_count()}, {"type", info.type}, {"unit", info.unit}, {"repr_values", info.repr_values}};
+  json j = {{"program", info.program}, {"name", info.name}, {"axes", axes}, {"version", info.version}, {"timeout", info.timeout_seconds}, {"code", info.code}, {"points", info.point_count()}, {"type", info.type}, {"unit", info.unit}, {"repr_values", info.repr_values}};
+  if (!info.asv_key.empty()) j["asv_key"] = info.asv_key;  // only where set: older readers see nothing new
+  return j;
 }
 
 BenchmarkInfo benchmark_from_json(const json& j) {
@@ -99,6 +101,7 @@ BenchmarkInfo benchmark_from_json(const json& j) {
   b.type = j.value("type", "time");
   b.unit = j.value("unit", "seconds");
   b.repr_values = j.value("repr_values", false);
+  b.asv_key = j.value("asv_key", "");
   return b;
 }
 

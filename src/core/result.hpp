@@ -26,8 +26,10 @@ struct BenchmarkInfo {
   std::string type = "time";     // asv's type of the value: time, track, memory, peakmemory
   std::string unit = "seconds";  // ... and its unit
   bool repr_values = false;      // the axes hold asv's reprs of the values (BenchmarkDef says why)
+  std::string asv_key;           // set when the benchmark names its own asv key (BenchmarkDef says why)
   std::size_t point_count() const;
-  std::string full_name() const { return program + "." + name; }
+  // The benchmark's asv key: <program>.<name>, or the key it set itself.
+  std::string full_name() const { return asv_key.empty() ? program + "." + name : asv_key; }
 };
 
 // A derived throughput figure (items/s, GB/s, TFLOP/s, % of peak bandwidth).

@@ -58,6 +58,7 @@ std::vector<BenchmarkInfo> benchmark_infos(const std::string& program, const std
     b.type = d.type;
     b.unit = d.unit;
     b.repr_values = d.repr_values;
+    b.asv_key = d.asv_key;
     infos.push_back(std::move(b));
   }
   return infos;

@@ -332,6 +332,43 @@ TEST_F(AsvWriter, MergeKeepsOtherBenchmarksAndPrograms) {
   EXPECT_EQ(row("bench_other.copy").at("stats_repeat")[0], 8);
 }
 
+// asv's benchmark_name: the benchmark's own key, as it is, for its rows and benchmarks.json.
+TEST_F(AsvWriter, OwnAsvKeyNamesTheRows) {
+  auto named = make_benchmark("named", "custom.track_method", {Axis{"n", AxisKind::Int, {std::int64_t{1}}}});
+  named.asv_key = "custom.track_method";
+  write_asv(dir, run, {named, sort}, {ok_point(named, 0, 1e-3, 8, 10), ok_point(sort, 0, 2e-5, 10)});
+  json r = results().at("results");
+  EXPECT_TRUE(r.contains("custom.track_method"));
+  EXPECT_TRUE(r.contains("custom.track_method.items_per_second"));
+  EXPECT_FALSE(r.contains("named.custom.track_method"));
+  EXPECT_TRUE(r.contains("bench_sort.sort_ints"));
+  EXPECT_EQ(benchmarks_json().at("custom.track_method").at("name"), "custom.track_method");
+  EXPECT_EQ(row("custom.track_method").at("stats_repeat")[0], 8);
+}
+
+// Two benchmarks that make one asv key (a '.' in a program's name, or two equal benchmark_names)
+// are refused before anything is written: asv would keep one of the two histories.
+TEST_F(AsvWriter, TwoBenchmarksOneAsvKeyAreRefused) {
+  const std::vector<Axis> one{Axis{"n", AxisKind::Int, {std::int64_t{1}}}};
+  auto dotted_program = make_benchmark("a.b", "c", one);
+  auto dotted_name = make_benchmark("a", "b.c", one);
+  try {
+    write_asv(dir, run, {dotted_program, dotted_name}, {ok_point(dotted_program, 0, 1e-3, 8), ok_point(dotted_name, 0, 2e-3, 8)});
+    ADD_FAILURE() << "a.b's c and a's b.c were both written as a.b.c";
+  } catch (const AsvError& e) {
+    EXPECT_NE(std::string(e.what()).find("the same asv key a.b.c"), std::string::npos) << e.what();
+  }
+  auto own_x = make_benchmark("one", "x.time_f", one);
+  own_x.asv_key = "x.time_f";
+  auto own_y = make_benchmark("two", "x.time_f", one);
+  own_y.asv_key = "x.time_f";
+  EXPECT_THROW(write_asv(dir, run, {own_x, own_y}, {ok_point(own_x, 0, 1e-3, 8)}), AsvError);
+  EXPECT_FALSE(fs::exists(dir));
+  // The same benchmark given twice is one benchmark, not a clash.
+  write_asv(dir, run, {sort, sort}, mixed_points(sort));
+  EXPECT_TRUE(results().at("results").contains("bench_sort.sort_ints"));
+}
+
 TEST_F(AsvWriter, PartialRunsMergePointByPoint) {
   auto points = mixed_points(sort);
   write_asv(dir, run, {sort}, {points[0], points[2]});  // e.g. shard 1/2

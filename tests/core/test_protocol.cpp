@@ -41,6 +41,7 @@ BenchmarkInfo benchmark() {
   b.axes.push_back({"n", AxisKind::Int, {std::int64_t{2}, std::int64_t{4}}});
   b.timeout_seconds = 3;
   b.code = "pitot benchmark copy (x.cpp)";
+  b.asv_key = "own.copy";  // written only when set, so the full answer holds it
   return b;
 }
 
@@ -101,6 +102,16 @@ TEST(Protocol, TheDocListsExactlyTheKeysTheStructsWrite) {
     EXPECT_EQ(doc.at(name), keys_of(j)) << name;
   }
   EXPECT_EQ(doc.size(), written.size());
+}
+
+TEST(Protocol, ABenchmarkKeyedByItselfOrByItsProgram) {
+  EXPECT_EQ(benchmark().full_name(), "own.copy");
+  EXPECT_EQ(benchmark_from_json(to_json(benchmark())).asv_key, "own.copy");
+  BenchmarkInfo plain = benchmark();
+  plain.asv_key.clear();
+  EXPECT_EQ(plain.full_name(), "bench_x.copy");
+  EXPECT_FALSE(to_json(plain).contains("asv_key"));  // older readers see what they saw before
+  EXPECT_EQ(benchmark_from_json(to_json(plain)).full_name(), "bench_x.copy");
 }
 
 TEST(Protocol, ListAnswerReadsBackWhatItWrites) {

@@ -91,7 +91,7 @@ def pitot_view(benchmarks):
             doc = json.loads(run([sys.executable, "-m", "pitot", "--root", benchmarks, path, "--list", "--json", "-"],
                                  check_rc=0).stdout)
             for b in doc["benchmarks"]:
-                found[f"{doc['program']}.{b['name']}"] = {
+                found[b.get("asv_key") or f"{doc['program']}.{b['name']}"] = {
                     "version": b["version"], "params": [a["values"] for a in b["axes"]],
                     "param_names": [a["name"] for a in b["axes"]], "type": b["type"], "unit": b["unit"],
                     "code": b["code"]}

@@ -28,6 +28,9 @@ struct BenchmarkDef {
   // Every axis is a string axis of asv's repr() of each value (Python's asv benchmarks), written
   // to asv as it is rather than quoted.
   bool repr_values = false;
+  // The whole asv key when the benchmark names itself (asv's `benchmark_name`, which asv uses as
+  // the key as it is); empty: the key is <program>.<name>.
+  std::string asv_key;
 };
 
 // All benchmarks of this program, in registration order (a deque: builders keep pointers).

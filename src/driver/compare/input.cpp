@@ -387,6 +387,7 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
     for (const auto& d : documents) visit(d);
     std::map<std::string, std::string> versions;  // program.benchmark -> version
     std::map<std::string, const json*> axes_of;   // program.benchmark -> its axes
+    std::map<std::string, std::string> keys;      // program.benchmark -> the asv key it set itself
     static const json kNoBenchmarks = json::array();
     for (const json* prog : programs)
       for (const auto& b : prog->contains("benchmarks") && (*prog)["benchmarks"].is_array() ? (*prog)["benchmarks"]
@@ -394,6 +395,7 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
         const std::string full = b.value("program", prog->value("program", "")) + "." + b.value("name", "");
         versions[full] = b.contains("version") ? b["version"].get<std::string>() : "";
         if (b.contains("axes") && b["axes"].is_array()) axes_of[full] = &b["axes"];
+        if (b.contains("asv_key") && b["asv_key"].is_string()) keys[full] = b["asv_key"].get<std::string>();
       }
     if (set.commit.empty())
       for (const json* prog : programs) set.commit = ascii_lower(prog->value("commit", set.commit));
@@ -405,6 +407,8 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
       const std::string bench_name = p.value("benchmark", name.substr(0, name.find('[')));
       const std::string benchmark = program.empty() ? bench_name : program + "." + bench_name;
       // The same key as asv's unrolled name, so a pitot run matches an asv results file.
+      const auto own_key = keys.find(benchmark);
+      const std::string asv_key = own_key != keys.end() ? own_key->second : benchmark;
       std::vector<std::string> names, reprs;
       const json* axes = axes_of.count(benchmark) ? axes_of[benchmark] : nullptr;
       const json values = p.value("values", json::array());
@@ -430,7 +434,7 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
         }
       }
       if (names.size() != reprs.size()) names = names_from_point_name(name);
-      set_key(d, benchmark, names, reprs);
+      set_key(d, asv_key, names, reprs);
       d.unit = p.value("unit", "seconds");
       auto v = versions.find(program + "." + p.value("benchmark", ""));
       if (v != versions.end()) d.version = v->second;

@@ -6,8 +6,6 @@ class Suite:
         return 0
 
     named_method.benchmark_name = 'custom.track_method'
-    # pitot: skipped (asv keys it 'custom.track_method', pitot 'named.custom.track_method'; see README.md).
-    named_method.skip_benchmark = True
 
 
 def named_function():
@@ -16,8 +14,6 @@ def named_function():
 
 named_function.benchmark_name = 'custom.time_function'
 named_function.pretty_name = 'My Custom Function'
-# pitot: skipped (asv keys it 'custom.time_function', pitot 'named.custom.time_function'; see README.md).
-named_function.skip_benchmark = True
 
 
 def track_custom_pretty_name():
