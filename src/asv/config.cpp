@@ -1,6 +1,11 @@
 // See config.hpp.
 #include "asv/config.hpp"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "core/bounded_json.hpp"
 #include "output/atomic_file.hpp"
 
@@ -48,6 +53,52 @@ json read_asv_config_json(const fs::path& file) {
   return j;
 }
 
+namespace {
+
+// asv's matrix (0.6: {"req": {...}, "env": {...}, "env_nobuild": {...}}, or the older form where
+// every key is a requirement): each requirement's one version, or nullopt when a requirement has
+// several (several environments). A null version means "not installed": no param. Environment
+// variables name asv's env but are not params.
+std::optional<std::map<std::string, std::string>> matrix_requirements(const fs::path& file, const json& conf) {
+  std::map<std::string, std::string> reqs;
+  if (conf.contains("include") && conf["include"].is_array() && !conf["include"].empty())
+    return std::nullopt;  // environments beyond the matrix
+  if (!conf.contains("matrix") || conf["matrix"].is_null()) return reqs;
+  const json& matrix = conf["matrix"];
+  if (!matrix.is_object()) throw AsvError(file.string() + ": \"matrix\" is " + matrix.type_name() + ", not an object");
+  bool new_form = !matrix.empty();
+  for (const auto& [key, value] : matrix.items()) new_form = new_form && (key == "req" || key == "env" || key == "env_nobuild");
+  const json& req = new_form ? matrix.value("req", json::object()) : matrix;
+  if (!req.is_object()) throw AsvError(file.string() + ": the matrix's \"req\" is not an object");
+  for (const auto& [name, versions] : req.items()) {
+    const json list = versions.is_array() ? versions : json::array({versions});
+    if (list.size() != 1) return std::nullopt;
+    if (list[0].is_null()) continue;
+    if (!list[0].is_string())
+      throw AsvError(file.string() + ": the matrix's version of " + name + " is " + list[0].type_name() + ", not a string");
+    reqs[name] = list[0].get<std::string>();
+  }
+  return reqs;
+}
+
+}  // namespace
+
+std::string take_asv_env_params(std::map<std::string, std::string>& requirements, const AsvEnvironments& envs) {
+  const auto version = requirements.find("python_version");
+  if (version == requirements.end() || envs.type.empty() || envs.type == "existing") return "";
+  if (!envs.pythons.empty() &&
+      std::find(envs.pythons.begin(), envs.pythons.end(), version->second) == envs.pythons.end())
+    return "asv.conf.json makes " + envs.type + " environments for Python " + fmt::format("{}", fmt::join(envs.pythons, ", ")) +
+           ", not for this interpreter's " + version->second + ": its rows start a graph line of their own";
+  if (!envs.requirements)
+    return "asv.conf.json's matrix makes several " + envs.type +
+           " environments and pitot runs in one interpreter: its rows start a graph line of their own (a matrix of one "
+           "version per requirement continues asv's)";
+  requirements["python"] = version->second;
+  for (const auto& [name, v] : *envs.requirements) requirements.emplace(name, v);
+  return "";
+}
+
 AsvConfig read_asv_config(const fs::path& file) {
   const json j = read_asv_config_json(file);
   for (const char* key : {"results_dir", "repo"})
@@ -58,6 +109,12 @@ AsvConfig read_asv_config(const fs::path& file) {
   const fs::path base = file.parent_path();
   c.results_dir = base / j.value("results_dir", "results");
   c.repo = base / j.value("repo", ".");
+  if (j.contains("environment_type") && j["environment_type"].is_string())
+    c.environments.type = j["environment_type"].get<std::string>();
+  if (j.contains("pythons") && j["pythons"].is_array())
+    for (const auto& v : j["pythons"])
+      if (v.is_string()) c.environments.pythons.push_back(v.get<std::string>());
+  c.environments.requirements = matrix_requirements(file, j);
   return c;
 }
 

@@ -6,8 +6,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
+#include "asv/config.hpp"
 #include "asv/database.hpp"
 #include "asv/results.hpp"
 
@@ -88,4 +90,55 @@ TEST(AsvDatabase, WalksMachinesAndResultsFilesAsAsvNamesThem) {
   EXPECT_EQ(files[1].hash8, "abcdef01");  // lower case, as compare matches it
   EXPECT_EQ(files[1].env, "cpp-gcc");
   EXPECT_TRUE(asv_machines(f.dir / "missing").empty());
+}
+
+// asv.conf.json's environments: what asv's rows carry as params, taken for a Python program's rows.
+TEST(AsvConfigEnvironments, APythonProgramTakesTheParamsAsvGivesItsEnvironment) {
+  Folder f;
+  const auto envs_of = [&](const std::string& conf) {
+    return read_asv_config(f.write("asv.conf.json", conf)).environments;
+  };
+  const std::map<std::string, std::string> python = {{"python", "/venv/bin/python3"}, {"python_version", "3.11"}};
+
+  // virtualenv, asv 0.6's matrix: python the version, each requirement its version ("" newest),
+  // a null one not installed; env vars name asv's env but are not params.
+  auto req = python;
+  EXPECT_EQ(take_asv_env_params(req, envs_of(R"({"environment_type": "virtualenv", "pythons": ["3.11"],
+      "matrix": {"req": {"numpy": ["1.26"], "six": [""], "scipy": [null]}, "env": {"OMP": ["1", "2"]}}})")), "");
+  EXPECT_EQ(req, (std::map<std::string, std::string>{
+                     {"python", "3.11"}, {"python_version", "3.11"}, {"numpy", "1.26"}, {"six", ""}}));
+  // The older matrix form (every key a requirement, a version alone as a string), comments allowed.
+  req = python;
+  EXPECT_EQ(take_asv_env_params(req, envs_of("// asv\n{\"environment_type\": \"conda\", \"matrix\": {\"numpy\": \"\"}}")), "");
+  EXPECT_EQ(req.at("python"), "3.11");
+  EXPECT_EQ(req.at("numpy"), "");
+
+  // Left as they are: an existing environment (asv records the path too), no environment_type,
+  // a C++ program.
+  for (const char* conf : {R"({"environment_type": "existing"})", "{}"}) {
+    req = python;
+    EXPECT_EQ(take_asv_env_params(req, envs_of(conf)), "") << conf;
+    EXPECT_EQ(req, python) << conf;
+  }
+  std::map<std::string, std::string> cpp = {{"compiler", "gcc-12.2"}, {"build_type", "Release"}};
+  EXPECT_EQ(take_asv_env_params(cpp, envs_of(R"({"environment_type": "virtualenv"})")), "");
+  EXPECT_FALSE(cpp.count("python"));
+
+  // Cannot be asv's: another Python version, several environments. Said why; nothing changed.
+  for (const char* conf : {R"({"environment_type": "virtualenv", "pythons": ["3.10", "3.12"]})",
+                           R"({"environment_type": "virtualenv", "matrix": {"req": {"numpy": ["1.25", "1.26"]}}})",
+                           R"({"environment_type": "virtualenv", "include": [{"python": "3.11", "req": {"a": "1"}}]})"}) {
+    req = python;
+    const std::string why = take_asv_env_params(req, envs_of(conf));
+    EXPECT_NE(why.find("graph line of their own"), std::string::npos) << conf << ": " << why;
+    EXPECT_EQ(req, python) << conf;
+  }
+  // A matrix asv could not read either is refused, naming the file.
+  for (const char* conf : {R"({"matrix": [1]})", R"({"matrix": {"req": {"numpy": [1]}}})"})
+    try {
+      envs_of(conf);
+      ADD_FAILURE() << conf;
+    } catch (const AsvError& e) {
+      EXPECT_NE(std::string(e.what()).find("asv.conf.json"), std::string::npos) << e.what();
+    }
 }

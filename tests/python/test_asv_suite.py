@@ -7,7 +7,9 @@ strings, booleans, None, a float) and the time, timeraw, track, mem and peakmem 
   discovery run in a child process, beside `python -m pitot --list --json`), also after a method
   changes.
 - History: the real asv (`asv run --python=same --quick`) records one commit, `pitot run
-  asv.conf.json` the next; asv publish draws one graph per benchmark holding both commits.
+  asv.conf.json` the next; asv publish draws one graph per benchmark holding both commits. The
+  same when asv makes its own virtualenv (asv.conf.json's usual `environment_type`, with a
+  matrix requirement).
 - The kinds measure what asv measures; asv's timing attributes are honoured.
 - bench_returns_seconds.py (the seed suite's style): the returned seconds are the samples, and
   the file's `__main__` block, which imports a module that is not here, never runs.
@@ -71,8 +73,8 @@ def git(repo, *args):
 
 
 def new_repo(path):
-    """A copy of the suite in a git repository of its own, one commit; returns the commit."""
-    shutil.copytree(SUITE, path)
+    """The folder `path` (a copy of the suite) made a git repository of its own, one commit;
+    returns the commit."""
     git(path, "init", "-q")
     git(path, "symbolic-ref", "HEAD", "refs/heads/main")
     git(path, "add", "-A")
@@ -148,15 +150,38 @@ class AsvSuite(unittest.TestCase):
             self.assertIn(name, p.stdout)
 
     def test_asv_then_pitot_one_graph_per_benchmark(self):
+        self.asv_then_pitot({}, ["--python=same"])
+
+    def test_history_of_asvs_own_virtualenv_goes_on(self):
+        """asv's usual setup: it makes a virtualenv per Python version and matrix entry, and its
+        rows carry `python` as the version and each requirement. pitot runs in its own
+        interpreter and writes those params, so the history goes on in the same graphs."""
+        version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+        p = self.asv_then_pitot({"environment_type": "virtualenv", "pythons": [version],
+                                 "matrix": {"req": {"pympler": [""]}},  # asv's mem_ needs it in its env
+                                 "build_command": [], "install_command": [], "uninstall_command": []}, [])
+        self.assertNotIn("note:", p.stderr)  # the params are asv's, nothing to say
+
+    def asv_then_pitot(self, conf, asv_args):
+        """The real asv records the first commit (asv.conf.json updated with `conf`), pitot run
+        the second; both results files and asv publish's graphs are checked. Returns pitot's run."""
         with tempfile.TemporaryDirectory() as d:
             repo = os.path.join(d, "suite")
+            shutil.copytree(SUITE, repo)
+            conf_path = os.path.join(repo, "asv.conf.json")
+            with open(conf_path) as f:
+                lines = f.read().splitlines(keepends=True)
+            comments = [line for line in lines if line.startswith("//")]  # asv reads json5; kept
+            whole = dict(json.loads("".join(line for line in lines if line not in comments)), **conf)
+            with open(conf_path, "w") as f:
+                f.write("".join(comments) + json.dumps(whole, indent=4) + "\n")
             first = new_repo(repo)
             env = dict(self.env, HOME=os.path.join(d, "home"))  # asv's ~/.asv-machine.json
             os.makedirs(env["HOME"])
             asv = [sys.executable, "-m", "asv"]
             run(asv + ["machine", "--yes"], cwd=repo, env=env, check_rc=0)
             machine = [k for k in load(os.path.join(env["HOME"], ".asv-machine.json")) if k != "version"][0]
-            run(asv + ["run", "--python=same", "--quick", "--set-commit-hash", first], cwd=repo, env=env, check_rc=0)
+            run(asv + ["run", *asv_args, "--quick", "--set-commit-hash", first], cwd=repo, env=env, check_rc=0)
             with open(os.path.join(repo, "README"), "w") as f:
                 f.write("the next commit\n")
             git(repo, "add", "README")
@@ -193,6 +218,7 @@ class AsvSuite(unittest.TestCase):
                 points = load(graphs[name][0])
                 self.assertEqual(len(points), 2, (name, points))  # both commits on it
                 self.assertTrue(all(v is not None for _, v in points), (name, points))
+        return p
 
     def test_kinds_measure_what_asv_measures(self):
         from pympler.asizeof import asizeof

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdio>
 #include <regex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -153,6 +154,7 @@ Database prepare_database(const RunOptions& o, const std::vector<ProgramInfo>& p
   Database db;
   if (o.no_asv) return db;
   std::optional<AsvConfig> config = find_asv_config(o.config);
+  std::set<std::string> notes;  // said once, not once per program
   db.dir = asv_results_dir(o.asv_dir, config);
   const CommitInfo commit = resolve_commit(o.commit, config ? config->repo : fs::path("."));
   for (const auto& d : devices) {
@@ -168,6 +170,9 @@ Database prepare_database(const RunOptions& o, const std::vector<ProgramInfo>& p
     for (std::size_t i = 0; i < programs.size(); ++i) {
       AsvRun run = machine_run;
       run.requirements = program_requirements(programs[i]);
+      if (config)
+        if (const std::string why = take_asv_env_params(run.requirements, config->environments); !why.empty())
+          notes.insert(why);
       run.env_name = program_env(o, programs[i]);
       if (d) {
         // Each GPU keeps its own results file and its own line in asv's graphs.
@@ -182,6 +187,7 @@ Database prepare_database(const RunOptions& o, const std::vector<ProgramInfo>& p
       db.runs[{i, d.value_or(-1)}] = run;
     }
   }
+  for (const auto& note : notes) std::fprintf(stderr, "pitot run: note: %s\n", note.c_str());
   return db;
 }
 
