@@ -45,9 +45,9 @@ Answer answer(Status s) {
   return {Answer::failed, code};
 }
 
-// The energy counter's raw value, continued across wraps. A 32-bit counter (some cards' firmware
-// keeps one) wraps after 2^32 steps, minutes at full power with 15.3 uJ steps; a 64-bit one never
-// does. Any other fall is a reset (the driver reloaded) and is passed on: watts_between refuses it.
+// The energy counter's raw value, continued across wraps. A 32-bit counter (Navi cards' firmware
+// keeps one, which Linux's driver passes on) wraps after 2^32 steps, minutes at full power with
+// 15.3 uJ steps; a 64-bit one never does. Any other fall is a reset (the driver reloaded) and is passed on: watts_between refuses it.
 class Unwrap {
  public:
   std::uint64_t total(std::uint64_t raw) {
@@ -124,6 +124,9 @@ class AmdSmiSource final : public Source {
     const Answer a = answer(api_.energy_count(processor_, &raw, &resolution, &timestamp));
     if (a.kind != Answer::ok) return a;
     if (!(resolution > 0) || !std::isfinite(resolution)) return {Answer::refused, kBadResolution};
+    // Linux's amdgpu driver gives UINT_MAX where the firmware's accumulator is not to be trusted
+    // (RDNA 3 and 4 cards with newer firmware).
+    if (raw == UINT32_MAX || raw == UINT64_MAX) return {Answer::refused, kNoValue};
     out = static_cast<std::uint64_t>(static_cast<double>(energy_.total(raw)) * resolution / 1000);
     return a;
   }

@@ -211,6 +211,16 @@ TEST_F(AmdSmiTest, AnUnusableResolutionIsRefusedOnce) {
   EXPECT_EQ(card.missing()[0], "energy (amd-smi gives no usable counter resolution)");
 }
 
+TEST_F(AmdSmiTest, ACounterTheDriverMarksUnusableIsRefused) {
+  const AmdSmiApi api = full_api();
+  fake.energies = {0xFFFFFFFF, 1000};
+  Card card = fake_card(api);
+  EXPECT_FALSE(card.energy_millijoules());
+  EXPECT_FALSE(card.energy_millijoules());
+  ASSERT_EQ(card.missing().size(), 1u);
+  EXPECT_EQ(card.missing()[0], "energy (amd-smi gives no value for this card)");
+}
+
 TEST_F(AmdSmiTest, CoarseCounterStepsAreWaitedFor) {
   const AmdSmiApi api = full_api();
   fake.energy_step_every = 5;  // the counter moves every 5th read
