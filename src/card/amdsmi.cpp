@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 #include <link.h>
 
-#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
