@@ -2,7 +2,6 @@
 
 #include <dlfcn.h>
 
-#include <chrono>
 #include <mutex>
 #include <utility>
 
@@ -17,10 +16,6 @@ constexpr int kFunctionNotFound = 13;
 constexpr int kClockSm = 1;
 constexpr int kClockMem = 2;
 constexpr int kTemperatureGpu = 0;
-
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 std::string error_text(const NvmlApi& api, int result) {
   const char* text = api.error_string ? api.error_string(result) : nullptr;
@@ -71,7 +66,74 @@ const NvmlApi* system_nvml(std::string* why) {
   return &api;
 }
 
-std::unique_ptr<Card> Card::open(const NvmlApi& api, const std::string& bus_id, std::string* why) {
+namespace {
+
+// NVML's answers as Card reads them.
+class NvmlSource final : public Source {
+ public:
+  NvmlSource(const NvmlApi& api, NvmlApi::Device device) : api_(api), device_(device) {}
+
+  const char* name() const override { return "nvml"; }
+  const char* library() const override { return "NVML"; }
+  std::string describe(int code) const override { return error_text(api_, code); }
+
+  Answer sm_clock_mhz(double& out) override { return clock(kClockSm, out); }
+  Answer mem_clock_mhz(double& out) override { return clock(kClockMem, out); }
+  Answer temperature_c(double& out) override {
+    if (!api_.temperature) return {Answer::absent};
+    unsigned c = 0;
+    const int r = api_.temperature(device_, kTemperatureGpu, &c);
+    if (r == kSuccess) out = c;
+    return answer(r);
+  }
+  Answer power_watts(double& out) override {
+    if (!api_.power_usage) return {Answer::absent};
+    unsigned mw = 0;
+    const int r = api_.power_usage(device_, &mw);
+    if (r == kSuccess) out = mw / 1000.0;
+    return answer(r);
+  }
+  Answer energy_millijoules(std::uint64_t& out) override {
+    if (!api_.total_energy) return {Answer::absent};
+    unsigned long long mj = 0;
+    const int r = api_.total_energy(device_, &mj);
+    if (r == kSuccess) out = mj;
+    return answer(r);
+  }
+  Answer clock_reasons(std::uint64_t& out) override {
+    if (!api_.clock_reasons) return {Answer::absent};
+    unsigned long long mask = 0;
+    const int r = api_.clock_reasons(device_, &mask);
+    if (r == kSuccess) out = mask;
+    return answer(r);
+  }
+  std::vector<std::string> reason_names(std::uint64_t mask) const override { return card::reason_names(mask); }
+
+ private:
+  static Answer answer(int r) {
+    if (r == kSuccess) return {Answer::ok};
+    if (r == kNotSupported || r == kNoPermission || r == kFunctionNotFound) return {Answer::refused, r};
+    return {Answer::failed, r};
+  }
+  Answer clock(int type, double& out) {
+    if (!api_.clock) return {Answer::absent};
+    unsigned mhz = 0;
+    const int r = api_.clock(device_, type, &mhz);
+    if (r == kSuccess) out = mhz;
+    return answer(r);
+  }
+
+  const NvmlApi& api_;
+  NvmlApi::Device device_;
+};
+
+}  // namespace
+
+std::unique_ptr<Source> nvml_source(const NvmlApi& api, NvmlApi::Device device) {
+  return std::make_unique<NvmlSource>(api, device);
+}
+
+std::unique_ptr<Card> open_nvml(const NvmlApi& api, const std::string& bus_id, std::string* why) {
   NvmlApi::Device device = nullptr;
   if (!api.device_by_pci_bus_id) {
     if (why) *why = "NVML cannot look a card up by PCI bus id";
@@ -81,54 +143,7 @@ std::unique_ptr<Card> Card::open(const NvmlApi& api, const std::string& bus_id, 
     if (why) *why = "NVML has no card at PCI bus id " + bus_id + ": " + error_text(api, r);
     return nullptr;
   }
-  return std::make_unique<Card>(api, device);
-}
-
-template <class F>
-bool Card::ask(const char* name, bool available, F&& f) {
-  if (refused_.contains(name)) return false;
-  if (!available) {
-    refused_.insert(name);
-    missing_.push_back(std::string(name) + " (this NVML has no such function)");
-    return false;
-  }
-  const int r = f();
-  if (r == kSuccess) return true;
-  if (r == kNotSupported || r == kNoPermission || r == kFunctionNotFound) {
-    refused_.insert(name);
-    missing_.push_back(std::string(name) + " (" + error_text(api_, r) + ")");
-  }
-  return false;  // anything else may pass: asked again next time
-}
-
-Reading Card::read() {
-  Reading r;
-  r.seconds = now_seconds();
-  unsigned value = 0;
-  if (ask("sm_clock", api_.clock != nullptr, [&] { return api_.clock(device_, kClockSm, &value); })) r.sm_clock_mhz = value;
-  if (ask("memory_clock", api_.clock != nullptr, [&] { return api_.clock(device_, kClockMem, &value); }))
-    r.mem_clock_mhz = value;
-  r.temperature_c = temperature_c();
-  if (ask("power", api_.power_usage != nullptr, [&] { return api_.power_usage(device_, &value); }))
-    r.power_watts = value / 1000.0;
-  r.energy_millijoules = energy_millijoules();
-  unsigned long long mask = 0;
-  if (ask("clock_reasons", api_.clock_reasons != nullptr, [&] { return api_.clock_reasons(device_, &mask); }))
-    r.reasons = mask;
-  return r;
-}
-
-std::optional<std::uint64_t> Card::energy_millijoules() {
-  unsigned long long mj = 0;
-  if (ask("energy", api_.total_energy != nullptr, [&] { return api_.total_energy(device_, &mj); })) return mj;
-  return std::nullopt;
-}
-
-std::optional<double> Card::temperature_c() {
-  unsigned c = 0;
-  if (ask("temperature", api_.temperature != nullptr, [&] { return api_.temperature(device_, kTemperatureGpu, &c); }))
-    return c;
-  return std::nullopt;
+  return std::make_unique<Card>(nvml_source(api, device));
 }
 
 std::vector<std::string> reason_names(std::uint64_t mask) {

@@ -1,25 +1,16 @@
-// The GPU card's state as NVML reports it: SM and memory clocks, temperature, power draw, the
-// total-energy counter and the reasons the clocks are held down. NVML is the driver's library
+// The card's state as NVML reports it (NVIDIA). NVML is the driver's library
 // (libnvidia-ml.so.1): opened at run time, so programs run where it is absent, and called through
 // a table of functions that tests replace with fakes (tests/card/test_card.cpp).
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
-namespace pitot::card {
+#include "card/card.hpp"
 
-// One reading; a value the card did not give is empty.
-struct Reading {
-  double seconds = 0;  // steady clock, when it was taken
-  std::optional<double> sm_clock_mhz, mem_clock_mhz, temperature_c, power_watts;
-  std::optional<std::uint64_t> energy_millijoules;  // the card's total since the driver loaded
-  std::optional<std::uint64_t> reasons;             // why clocks are held down: NVML's bit mask
-};
+namespace pitot::card {
 
 // The NVML functions pitot calls, with nvml.h's signatures (the device handle is opaque; a
 // return of 0 is NVML_SUCCESS). A null entry is a function this NVML does not have.
@@ -38,33 +29,13 @@ struct NvmlApi {
 // This process's NVML, opened and initialized on first use; nullptr, with `why`, where it cannot be.
 const NvmlApi* system_nvml(std::string* why);
 
-// One card, read through `api`. A quantity the card refuses once (not supported, no permission)
-// is not asked for again, and is named in missing().
-class Card {
- public:
-  // The card at PCI bus id `bus_id` ("0000:19:00.0", as cudaDeviceGetPCIBusId writes it).
-  static std::unique_ptr<Card> open(const NvmlApi& api, const std::string& bus_id, std::string* why);
-  Card(const NvmlApi& api, NvmlApi::Device device) : api_(api), device_(device) {}
+// The card at PCI bus id `bus_id` ("0000:19:00.0", as cudaDeviceGetPCIBusId writes it);
+// nullptr, with `why`, where NVML has none.
+std::unique_ptr<Card> open_nvml(const NvmlApi& api, const std::string& bus_id, std::string* why);
+// The source of a device NVML already gave.
+std::unique_ptr<Source> nvml_source(const NvmlApi& api, NvmlApi::Device device);
 
-  Reading read();
-  // The energy counter alone (cheaper than read(): polled while waiting for its next step).
-  std::optional<std::uint64_t> energy_millijoules();
-  std::optional<double> temperature_c();
-  // What this card did not report, one "name (reason)" each, in the order found.
-  const std::vector<std::string>& missing() const { return missing_; }
-
- private:
-  // Calls `f` unless `name` is known missing; a failure marks it missing and gives nothing.
-  template <class F>
-  bool ask(const char* name, bool available, F&& f);
-
-  const NvmlApi& api_;
-  NvmlApi::Device device_;
-  std::set<std::string> refused_;
-  std::vector<std::string> missing_;
-};
-
-// The names of the reason bits set in `mask` ("sw_power_cap", "hw_thermal_slowdown", ...);
+// The names of NVML's reason bits set in `mask` ("sw_power_cap", "hw_thermal_slowdown", ...);
 // gpu_idle is left out (it only says that nothing ran at that moment).
 std::vector<std::string> reason_names(std::uint64_t mask);
 

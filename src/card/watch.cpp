@@ -26,7 +26,7 @@ void PointLog::read_if_due() {
 }
 
 nlohmann::json PointLog::summary() const {
-  nlohmann::json j = {{"source", "nvml"}, {"readings", readings_.size()}};
+  nlohmann::json j = {{"source", card_.source_name()}, {"readings", readings_.size()}};
   auto spread = [&](const char* key, std::optional<double> Reading::* field) {
     std::vector<double> v;
     for (const auto& r : readings_)
@@ -46,7 +46,7 @@ nlohmann::json PointLog::summary() const {
       reasons |= *r.reasons;
       any = true;
     }
-  if (any) j["clock_reasons"] = reason_names(reasons);
+  if (any) j["clock_reasons"] = card_.reason_names(reasons);
   if (!card_.missing().empty()) j["missing"] = card_.missing();
   return j;
 }

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "card/nvml.hpp"
+#include "card/card.hpp"
 
 namespace pitot::card {
 
@@ -21,14 +21,14 @@ using Clock = std::function<double()>;
 Clock steady_clock();
 
 // The readings of one point, taken between samples at most every `every_seconds`, so that the
-// GPU is never read while it runs timed work and NVML's cost stays far below a sample's.
+// GPU is never read while it runs timed work and the library's cost stays far below a sample's.
 class PointLog {
  public:
   explicit PointLog(Card& card, double every_seconds = 0.1, Clock clock = steady_clock());
   void read_now();
   void read_if_due();
   std::size_t size() const { return readings_.size(); }
-  // {"source": "nvml", "readings": N, "sm_clock_mhz": {"min", "median", "max"}, "mem_clock_mhz",
+  // {"source": "nvml" or "amdsmi", "readings": N, "sm_clock_mhz": {"min", "median", "max"}, "mem_clock_mhz",
   //  "temperature_c", "power_watts" (each where the card gave it), "clock_reasons": [...]}.
   nlohmann::json summary() const;
 

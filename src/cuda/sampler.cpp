@@ -14,6 +14,7 @@
 
 #include <pitot/benchmark.hpp>
 
+#include "card/nvml.hpp"
 #include "cuda/error.hpp"
 #include "cuda/facts.hpp"
 #include "gpu/sampler.hpp"
@@ -109,7 +110,7 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
   char bus_id[32] = {};
   if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) == cudaSuccess) {
     if (const card::NvmlApi* nvml = card::system_nvml(&kit->card_missing))
-      kit->card = card::Card::open(*nvml, bus_id, &kit->card_missing);
+      kit->card = card::open_nvml(*nvml, bus_id, &kit->card_missing);
   } else {
     (void)cudaGetLastError();
     kit->card_missing = "cudaDeviceGetPCIBusId failed: NVML cannot be asked about this device";

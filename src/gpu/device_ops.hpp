@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "card/nvml.hpp"
+#include "card/card.hpp"
 #include "core/settings.hpp"
 #include "gpu/api.hpp"
 #include "gpu/signals.hpp"

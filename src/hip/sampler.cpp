@@ -1,7 +1,8 @@
 // The HIP side of the shared sampler (src/gpu/sampler.hpp), its device operations
 // (src/gpu/device_ops.hpp): the device kit, one batch per sample sized for the measured event
 // resolution, the L2 + Infinity Cache flush before cold launches, the blocker's timeout in
-// wall_clock64 ticks, no clock probe, graph upload by one untimed launch.
+// wall_clock64 ticks, no clock probe, graph upload by one untimed launch, the card read through
+// AMD SMI (src/card/amdsmi.hpp).
 #include "hip/sampler.hpp"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include <pitot/benchmark.hpp>
 
+#include "card/amdsmi.hpp"
 #include "gpu/sampler.hpp"
 #include "hip/error.hpp"
 #include "hip/facts.hpp"
@@ -118,6 +120,14 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
     }
     PITOT_HIP_TRY(hipStreamSynchronize(stream));
     kit->use_blocker = !kit->signals->timed_out;
+  }
+  char bus_id[32] = {};
+  if (hipDeviceGetPCIBusId(bus_id, sizeof bus_id, device) == hipSuccess) {
+    if (const card::AmdSmiApi* smi = card::system_amdsmi(&kit->card_missing))
+      kit->card = card::open_amdsmi(*smi, bus_id, &kit->card_missing);
+  } else {
+    (void)hipGetLastError();
+    kit->card_missing = "hipDeviceGetPCIBusId failed: amd-smi cannot be asked about this device";
   }
   (void)hipEventDestroy(start);
   (void)hipEventDestroy(stop);

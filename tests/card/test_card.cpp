@@ -88,14 +88,14 @@ class CardTest : public ::testing::Test {
 TEST_F(CardTest, OpensByBusIdAndSaysWhyNot) {
   const NvmlApi api = full_api();
   std::string why;
-  EXPECT_NE(Card::open(api, "0000:19:00.0", &why), nullptr);
-  EXPECT_EQ(Card::open(api, "0000:99:00.0", &why), nullptr);
+  EXPECT_NE(pitot::card::open_nvml(api, "0000:19:00.0", &why), nullptr);
+  EXPECT_EQ(pitot::card::open_nvml(api, "0000:99:00.0", &why), nullptr);
   EXPECT_NE(why.find("0000:99:00.0"), std::string::npos) << why;
 }
 
 TEST_F(CardTest, SummaryHoldsSpreadsAndReasonsButNotIdle) {
   const NvmlApi api = full_api();
-  Card card(api, &fake_device_tag);
+  Card card(pitot::card::nvml_source(api, &fake_device_tag));
   FakeTime t;
   pitot::card::PointLog log(card, 0.1, t.clock());
   const unsigned clocks[] = {1980, 1755, 1830};
@@ -107,6 +107,7 @@ TEST_F(CardTest, SummaryHoldsSpreadsAndReasonsButNotIdle) {
     t.now += 1;
   }
   const auto j = log.summary();
+  EXPECT_EQ(j["source"], "nvml");
   EXPECT_EQ(j["readings"], 3);
   EXPECT_EQ(j["sm_clock_mhz"]["min"], 1755.0);
   EXPECT_EQ(j["sm_clock_mhz"]["median"], 1830.0);
@@ -119,7 +120,7 @@ TEST_F(CardTest, SummaryHoldsSpreadsAndReasonsButNotIdle) {
 
 TEST_F(CardTest, ReadsOnlyWhenDue) {
   const NvmlApi api = full_api();
-  Card card(api, &fake_device_tag);
+  Card card(pitot::card::nvml_source(api, &fake_device_tag));
   FakeTime t;
   pitot::card::PointLog log(card, 0.1, t.clock());
   log.read_if_due();  // the first is always due
@@ -135,7 +136,7 @@ TEST_F(CardTest, MissingFunctionsAreNamedOnceAndNotAskedAgain) {
   NvmlApi api = full_api();
   api.total_energy = nullptr;  // an NVML without the energy counter
   fake.power_result = kNotSupported;
-  Card card(api, &fake_device_tag);
+  Card card(pitot::card::nvml_source(api, &fake_device_tag));
   for (int i = 0; i < 3; ++i) {
     const auto r = card.read();
     EXPECT_TRUE(r.sm_clock_mhz.has_value());
@@ -151,7 +152,7 @@ TEST_F(CardTest, MissingFunctionsAreNamedOnceAndNotAskedAgain) {
 TEST_F(CardTest, AnUnknownErrorIsAskedAgain) {
   const NvmlApi api = full_api();
   fake.power_result = kUnknown;
-  Card card(api, &fake_device_tag);
+  Card card(pitot::card::nvml_source(api, &fake_device_tag));
   (void)card.read();
   (void)card.read();
   EXPECT_EQ(fake.power_calls, 2);
@@ -160,7 +161,7 @@ TEST_F(CardTest, AnUnknownErrorIsAskedAgain) {
 
 TEST_F(CardTest, EnergyStepIsTheFirstChangedValueAndWorkGoesOnMeanwhile) {
   const NvmlApi api = full_api();
-  Card card(api, &fake_device_tag);
+  Card card(pitot::card::nvml_source(api, &fake_device_tag));
   fake.energy_step_every = 5;  // coarse: the counter moves every 5th read
   FakeTime t;
   int busy_calls = 0;
@@ -175,7 +176,7 @@ TEST_F(CardTest, EnergyStepIsTheFirstChangedValueAndWorkGoesOnMeanwhile) {
 
 TEST_F(CardTest, AFrozenCounterTimesOut) {
   const NvmlApi api = full_api();
-  Card card(api, &fake_device_tag);
+  Card card(pitot::card::nvml_source(api, &fake_device_tag));
   fake.energy_step = 0;
   FakeTime t;
   const auto step = pitot::card::wait_for_energy_step(card, fake.energy, [&] { t.now += 0.1; }, 1.0, t.clock());
@@ -193,7 +194,7 @@ TEST_F(CardTest, WattsBetweenStepsAndACounterThatWentBack) {
 
 TEST_F(CardTest, CoolDownWaitsUntilTheTarget) {
   const NvmlApi api = full_api();
-  Card card(api, &fake_device_tag);
+  Card card(pitot::card::nvml_source(api, &fake_device_tag));
   fake.temperatures = {80, 79, 77, 74, 70};
   FakeTime t;
   const auto c = pitot::card::cool_down(card, 75, 60, 0.5, t.clock(), [&](double s) { t.now += s; });
@@ -206,7 +207,7 @@ TEST_F(CardTest, CoolDownWaitsUntilTheTarget) {
 
 TEST_F(CardTest, CoolDownGivesUpAtTheTimeout) {
   const NvmlApi api = full_api();
-  Card card(api, &fake_device_tag);
+  Card card(pitot::card::nvml_source(api, &fake_device_tag));
   fake.temperature = 85;
   FakeTime t;
   const auto c = pitot::card::cool_down(card, 75, 2, 0.5, t.clock(), [&](double s) { t.now += s; });
@@ -218,7 +219,7 @@ TEST_F(CardTest, CoolDownGivesUpAtTheTimeout) {
 TEST_F(CardTest, NoTemperatureNoGuard) {
   NvmlApi api = full_api();
   api.temperature = nullptr;
-  Card card(api, &fake_device_tag);
+  Card card(pitot::card::nvml_source(api, &fake_device_tag));
   EXPECT_FALSE(pitot::card::cool_down(card, 75, 2));
 }
 
