@@ -6,6 +6,8 @@
 #  2. Energy per call of GEMM, copy, norm and spin points over 5 processes each (--energy 1),
 #     beside nvidia-smi's power reading during the run, and the same points without --energy
 #     (time medians on and off, alternated twice).
+#     ENERGY_ARGS adds flags to those runs (e.g. --cool-to 35, so that every process starts the
+#     8192 GEMM on a card equally cool).
 #  3. The thermal guard: the card warmed by a GEMM, then points with --cool-to between the idle
 #     and the warm temperature; and how fast the card cools when the load stops.
 set -uo pipefail
@@ -50,11 +52,11 @@ smi_pid=$!
 # processes, and drift hits both sides alike.
 # --energy runs a program's points one after another: "offseq" is that schedule without it.
 for round in $(seq 1 "${ENERGY_ROUNDS:-5}"); do
-  timed "energy-on-$round" "$pitot" run "$suite" --filter "$filter" --energy 1 --no-asv \
+  timed "energy-on-$round" "$pitot" run "$suite" --filter "$filter" ${ENERGY_ARGS:-} --energy 1 --no-asv \
     --json "energy-on-$round.json" --progress none
-  timed "energy-off-$round" "$pitot" run "$suite" --filter "$filter" --no-asv \
+  timed "energy-off-$round" "$pitot" run "$suite" --filter "$filter" ${ENERGY_ARGS:-} --no-asv \
     --json "energy-off-$round.json" --progress none
-  timed "energy-offseq-$round" "$pitot" run "$suite" --filter "$filter" --no-interleave --no-asv \
+  timed "energy-offseq-$round" "$pitot" run "$suite" --filter "$filter" ${ENERGY_ARGS:-} --no-interleave --no-asv \
     --json "energy-offseq-$round.json" --progress none
 done
 kill "$smi_pid" 2>/dev/null

@@ -13,6 +13,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -87,13 +88,16 @@ std::set<std::string> program_flags() {
 
 // ---- the driver ---------------------------------------------------------------------------
 
-// pitot with its commands, their callbacks off: parsing runs nothing.
+// pitot with its commands; parsing runs nothing: the root's parse-complete callback, which CLI11
+// calls once every value is parsed and checked and before any command's callback, stops there.
+// (The commands' callbacks stay: they own the options that parsing writes into.)
 struct Pitot {
+  struct Parsed {};
   CLI::App app{"pitot"};
   Pitot() {
     driver::run::add_run_command(app);
     driver::ab::add_ab_command(app);
-    for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) sub->callback(std::function<void()>());
+    app.parse_complete_callback([] { throw Parsed{}; });
     app.require_subcommand(1);
   }
   // Throws CLI::ParseError (pitot's exit 2) for a value its parser refuses.
@@ -101,7 +105,12 @@ struct Pitot {
     args.insert(args.begin(), "pitot");
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
-    app.parse(static_cast<int>(argv.size()), argv.data());
+    try {
+      app.parse(static_cast<int>(argv.size()), argv.data());
+    } catch (const Parsed&) {
+      return;
+    }
+    throw std::logic_error("pitot's parser went past its parse-complete callback");
   }
 };
 

@@ -308,6 +308,15 @@ ProgramInfo list_program(const ProgramRef& ref, const std::vector<std::string>& 
   }
 }
 
+json device_facts(const std::vector<ProgramInfo>& programs, int device) {
+  for (const auto& p : programs) {
+    if (p.list.device.is_null()) continue;
+    if (const json facts = listed_device_facts(p.list, device); !facts.is_null()) return facts;
+    return list_program(p.ref, {"--device", std::to_string(device)}).list.device;
+  }
+  return nullptr;
+}
+
 PointResult skeleton(const ProgramInfo& program, const PlannedPoint& point) {
   PointResult r;
   r.program = program.program;

@@ -60,6 +60,12 @@ struct ProgramInfo {
 // program's stderr when it fails or answers something that is not a pitot list.
 ProgramInfo list_program(const ProgramRef& ref, const std::vector<std::string>& extra_args);
 
+// The facts of GPU `device` (its name, memory, clocks: what names the asv machine), as the first
+// of `programs` that has a GPU describes them. Programs are listed for device 0, so for another
+// device that program is asked again with `--device N`. Null when none has a GPU. Throws
+// InputError when the program cannot describe that device.
+nlohmann::json device_facts(const std::vector<ProgramInfo>& programs, int device);
+
 // Parses a --list --json answer (exposed for tests).
 ProgramInfo parse_list(const ProgramRef& ref, const nlohmann::json& j);
 

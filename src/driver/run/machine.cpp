@@ -34,8 +34,9 @@ int machine_command(const MachineOptions& o) {
   }
   for (const auto& r : refs) {
     ProgramInfo info = list_program(r, {});
-    device = listed_device_facts(info.list, o.device);
-    if (!device.is_null()) break;
+    if (info.list.device.is_null()) continue;
+    device = device_facts({info}, o.device);
+    break;
   }
   AsvRun run;
   fill_machine(run, o.machine, device);

@@ -161,12 +161,7 @@ Database prepare_database(const RunOptions& o, const std::vector<ProgramInfo>& p
     AsvRun machine_run;
     machine_run.commit_hash = commit.hash;
     machine_run.commit_date_ms = commit.date_ms;
-    json facts = nullptr;
-    for (const auto& p : programs) {
-      facts = listed_device_facts(p.list, d.value_or(0));
-      if (!facts.is_null()) break;
-    }
-    fill_machine(machine_run, o.machine, facts);
+    fill_machine(machine_run, o.machine, device_facts(programs, d.value_or(0)));
     for (std::size_t i = 0; i < programs.size(); ++i) {
       AsvRun run = machine_run;
       run.requirements = program_requirements(programs[i]);
