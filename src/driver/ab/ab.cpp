@@ -106,31 +106,30 @@ std::vector<const PlannedPoint*> planned(const ProgramInfo& program, const std::
 }
 
 // Compare's key of every shared point (asv's name: values as Python reprs), back to the program
-// pair and the point's name, from skeletons of the points read as compare reads results.
+// pair and the point's name, from skeletons of the points made rows as compare makes them.
 std::map<std::string, std::pair<std::size_t, std::string>> points_by_key(const Side& base, const Shared& shared) {
-  json doc = {{"benchmarks", json::array()}, {"points", json::array()}};
+  std::vector<BenchmarkInfo> benchmarks;
+  std::vector<PointResult> skeletons;
   std::vector<std::pair<std::size_t, std::string>> order;
   for (std::size_t k = 0; k < shared.programs.size(); ++k) {
     const ProgramInfo& program = base.programs[shared.programs[k].first];
-    for (const auto& b : program.benchmarks) doc["benchmarks"].push_back(to_json(b));
+    benchmarks.insert(benchmarks.end(), program.benchmarks.begin(), program.benchmarks.end());
     for (const PlannedPoint* p : planned(program, shared.points[k])) {
-      doc["points"].push_back(to_json(skeleton(program, *p)));
+      skeletons.push_back(skeleton(program, *p));
       order.emplace_back(k, p->name);
     }
   }
-  const compare::ResultSet set = compare::pitot_json_from_text(doc.dump(), "planned points");
+  const compare::ResultSet set = compare::pitot_result_set(benchmarks, skeletons, "planned points");
   std::map<std::string, std::pair<std::size_t, std::string>> out;
   for (std::size_t i = 0; i < set.points.size() && i < order.size(); ++i) out[set.points[i].key] = order[i];
   return out;
 }
 
-// The side's results so far as compare reads them: pitot's JSON, per-process medians kept.
+// The side's results so far as compare's rows, per-process medians kept.
 compare::ResultSet result_set(const Side& side, const std::string& label) {
-  json doc = {{"benchmarks", json::array()}, {"points", json::array()}};
-  for (const auto& p : side.programs)
-    for (const auto& b : p.benchmarks) doc["benchmarks"].push_back(to_json(b));
-  for (const auto& r : side.sink->snapshot()) doc["points"].push_back(to_json(r));
-  return compare::pitot_json_from_text(doc.dump(), label);
+  std::vector<BenchmarkInfo> benchmarks;
+  for (const auto& p : side.programs) benchmarks.insert(benchmarks.end(), p.benchmarks.begin(), p.benchmarks.end());
+  return compare::pitot_result_set(benchmarks, side.sink->snapshot(), label);
 }
 
 // One process of one program of one side, for the points still undecided.

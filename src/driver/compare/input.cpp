@@ -49,12 +49,6 @@ auto as_input_error(Read&& read) {
     throw InputError(e.what());
   }
 }
-double json_number(const json& j) {
-  return as_input_error([&] { return asv_number(j); });
-}
-std::vector<double> numbers(const json& list) {
-  return as_input_error([&] { return asv_numbers(list); });
-}
 
 void check_unique_keys(const ResultSet& set) {
   std::set<std::string> seen;
@@ -281,9 +275,9 @@ namespace {
 
 // backend_info.kernel_clock.kernels of a pitot point (docs/cuda-backend.md, "The kernel clock"):
 // seconds per launch of the timed work = mean seconds of one record x records per launch.
-std::vector<std::pair<std::string, double>> kernel_times(const json& point) {
+std::vector<std::pair<std::string, double>> kernel_times(const json& backend_info) {
   std::vector<std::pair<std::string, double>> out;
-  const json* info = point.contains("backend_info") && point["backend_info"].is_object() ? &point["backend_info"] : nullptr;
+  const json* info = backend_info.is_object() ? &backend_info : nullptr;
   if (!info || !info->contains("kernel_clock")) return out;
   json clock = (*info)["kernel_clock"];
   if (clock.is_string()) clock = json::parse(clock.get<std::string>(), nullptr, false);
@@ -298,13 +292,10 @@ std::vector<std::pair<std::string, double>> kernel_times(const json& point) {
 
 // The card's state of a pitot point: its state tracks, then backend_info.card (an object, or the
 // same as a JSON string) for what they leave out and for the clock (throttle) reasons.
-CardState card_state(const json& point) {
+CardState card_state(const std::vector<Track>& tracks, const json& backend_info) {
   CardState card;
-  if (point.contains("tracks") && point["tracks"].is_array())
-    for (const auto& t : point["tracks"])
-      if (t.is_object() && t.contains("name") && t["name"].is_string() && t.contains("value") && t["value"].is_number())
-        set_state(card, t["name"].get<std::string>(), t["value"].get<double>());
-  const json* info = point.contains("backend_info") && point["backend_info"].is_object() ? &point["backend_info"] : nullptr;
+  for (const auto& t : tracks) set_state(card, t.name, t.value);
+  const json* info = backend_info.is_object() ? &backend_info : nullptr;
   if (!info || !info->contains("card")) return card;
   json nvml = (*info)["card"];
   if (nvml.is_string()) nvml = json::parse(nvml.get<std::string>(), nullptr, false);
@@ -343,9 +334,113 @@ ResultSet read_asv_results(const fs::path& file, const json* benchmarks) {
   return asv_results_from_json(j, benchmarks, label);
 }
 
-ResultSet pitot_json_from_text(const std::string& text, const std::string& label) {
+namespace {
+
+// What a hand-written or older line of pitot JSON may leave out, filled in so that the core's
+// reader (core/result.hpp, the one reader of a point) takes it: the program from the object
+// around it, the benchmark from the point's name, no position, no values (the name says them),
+// status ok, and of the stats what compare does not read (stats without an interval are dropped:
+// the samples give the value).
+json completed_point(json p, const json* program) {
+  if (!p.contains("program")) p["program"] = program ? program->value("program", "") : "";
+  if (!p.contains("benchmark") && p.contains("name") && p["name"].is_string()) {
+    const std::string name = p["name"].get<std::string>();
+    p["benchmark"] = name.substr(0, name.find('['));
+  }
+  for (const char* key : {"index", "values"})
+    if (!p.contains(key)) p[key] = json::array();
+  if (!p.contains("id")) p["id"] = 0;
+  if (!p.contains("status")) p["status"] = "ok";
+  if (p.contains("stats") && p["stats"].is_object()) {
+    json& st = p["stats"];
+    if (!st.contains("ci99_lo") || !st.contains("ci99_hi")) {
+      p.erase("stats");
+      return p;
+    }
+    const std::size_t n = p.contains("samples") && p["samples"].is_array() ? p["samples"].size() : 0;
+    if (!st.contains("n")) st["n"] = n;
+    for (const char* key : {"median", "q25", "q75", "min", "max", "mean", "stdev"})
+      if (!st.contains(key)) st[key] = kNaN;
+  }
+  return p;
+}
+
+// A benchmark entry likewise: its program from the object around it, no axes.
+json completed_benchmark(json b, const json* program) {
+  if (!b.contains("program")) b["program"] = program ? program->value("program", "") : "";
+  if (!b.contains("axes")) b["axes"] = json::array();
+  return b;
+}
+
+// A pitot point as compare's row: asv's key (the benchmark's own asv key, or program.benchmark,
+// then each value's Python repr), its samples, process medians, stored interval, kernel times
+// and the card's state.
+PointData point_data(const PointResult& p, const BenchmarkInfo* b) {
+  PointData d;
+  const std::string internal = p.program.empty() ? p.benchmark : p.program + "." + p.benchmark;
+  const std::string benchmark = b && !b->asv_key.empty() ? b->asv_key : internal;
+  std::vector<std::string> names, reprs;
+  for (std::size_t a = 0; a < p.values.size(); ++a) {
+    if (b && a < b->axes.size()) names.push_back(b->axes[a].name);
+    const auto* text = std::get_if<std::string>(&p.values[a]);
+    reprs.push_back(b && b->repr_values && text ? *text : python_repr(p.values[a]));  // the reprs already
+  }
+  if (p.values.empty()) {
+    // No values (a hand-written or old line): the point's name says them; numbers stay as
+    // written, anything else is a string.
+    std::vector<std::string> written;
+    names = names_from_point_name(p.name, &written);
+    for (const auto& w : written) {
+      char* end = nullptr;
+      std::strtod(w.c_str(), &end);
+      reprs.push_back(!w.empty() && end == w.c_str() + w.size() ? w : python_repr_of(json(w)));
+    }
+  }
+  if (names.size() != reprs.size()) names = names_from_point_name(p.name);
+  set_key(d, benchmark, names, reprs);
+  d.unit = p.unit;
+  if (b) d.version = b->version;
+  d.reason = p.reason;
+  d.state = p.status == PointStatus::Failed ? PointState::Failed
+            : p.status == PointStatus::Skipped ? PointState::Skipped
+                                               : PointState::Ok;
+  d.samples = p.samples;
+  d.kernels = kernel_times(p.backend_info);
+  d.card = card_state(p.tracks, p.backend_info);
+  d.process_medians = p.process_medians;
+  if (d.process_medians.empty() && p.sample_process.size() == d.samples.size() && !d.samples.empty()) {
+    std::map<int, std::vector<double>> by_process;
+    for (std::size_t i = 0; i < d.samples.size(); ++i) by_process[p.sample_process[i]].push_back(d.samples[i]);
+    for (auto& [process, samples] : by_process) d.process_medians.push_back(median(samples));
+  }
+  if (d.process_medians.size() < 2) d.process_medians.clear();
+  d.value = median(d.samples);
+  if (p.stats) {
+    if (std::isfinite(p.stats->median)) d.value = p.stats->median;
+    d.has_interval = true;
+    d.ci_lo = p.stats->ci99_lo;
+    d.ci_hi = p.stats->ci99_hi;
+  }
+  return d;
+}
+
+}  // namespace
+
+ResultSet pitot_result_set(const std::vector<BenchmarkInfo>& benchmarks, const std::vector<PointResult>& points,
+                           const std::string& label) {
   ResultSet set;
   set.label = label;
+  std::map<std::pair<std::string, std::string>, const BenchmarkInfo*> by_name;
+  for (const auto& b : benchmarks) by_name[{b.program, b.name}] = &b;
+  for (const auto& p : points) {
+    const auto b = by_name.find({p.program, p.benchmark});
+    set.points.push_back(point_data(p, b == by_name.end() ? nullptr : b->second));
+  }
+  check_unique_keys(set);
+  return set;
+}
+
+ResultSet pitot_json_from_text(const std::string& text, const std::string& label) {
   std::vector<json> documents;
   try {
     documents.push_back(parse_python_json(text, label));
@@ -365,116 +460,40 @@ ResultSet pitot_json_from_text(const std::string& text, const std::string& label
       }
     }
   }
+  std::vector<BenchmarkInfo> benchmarks;
+  std::vector<PointResult> points;
+  std::string commit;
   try {
-    // Expand to (program object, point object) pairs whatever the nesting.
-    std::vector<std::pair<const json*, const json*>> points;
-    std::vector<const json*> programs;
     std::function<void(const json&)> visit = [&](const json& j) {
       if (j.is_array()) {
         for (const auto& x : j) visit(x);
       } else if (j.is_object() && j.contains("programs")) {
         visit(j["programs"]);
       } else if (j.is_object() && j.contains("points")) {
-        programs.push_back(&j);
-        for (const auto& p : j["points"]) points.emplace_back(&j, &p);
+        if (commit.empty()) commit = ascii_lower(j.value("commit", ""));
+        if (j.contains("benchmarks") && j["benchmarks"].is_array())
+          for (const auto& b : j["benchmarks"]) benchmarks.push_back(benchmark_from_json(completed_benchmark(b, &j)));
+        for (const auto& p : j["points"]) points.push_back(point_from_json(completed_point(p, &j)));
       } else if (j.is_object() && j.value("type", "") == "point") {
-        points.emplace_back(nullptr, &j);
+        points.push_back(point_from_json(completed_point(j, nullptr)));
       } else if (j.is_object() && j.value("type", "") == "done") {
       } else {
         throw InputError("neither pitot's --json output nor asv results (no \"points\" or \"result_columns\")");
       }
     };
     for (const auto& d : documents) visit(d);
-    std::map<std::string, std::string> versions;  // program.benchmark -> version
-    std::map<std::string, const json*> axes_of;   // program.benchmark -> its axes
-    std::map<std::string, std::string> keys;      // program.benchmark -> the asv key it set itself
-    static const json kNoBenchmarks = json::array();
-    for (const json* prog : programs)
-      for (const auto& b : prog->contains("benchmarks") && (*prog)["benchmarks"].is_array() ? (*prog)["benchmarks"]
-                                                                                            : kNoBenchmarks) {
-        const std::string full = b.value("program", prog->value("program", "")) + "." + b.value("name", "");
-        versions[full] = b.contains("version") ? b["version"].get<std::string>() : "";
-        if (b.contains("axes") && b["axes"].is_array()) axes_of[full] = &b["axes"];
-        if (b.contains("asv_key") && b["asv_key"].is_string()) keys[full] = b["asv_key"].get<std::string>();
-      }
-    if (set.commit.empty())
-      for (const json* prog : programs) set.commit = ascii_lower(prog->value("commit", set.commit));
-    for (const auto& [prog, pj] : points) {
-      const json& p = *pj;
-      PointData d;
-      const std::string program = p.value("program", prog ? prog->value("program", "") : "");
-      const std::string name = p.at("name").get<std::string>();
-      const std::string bench_name = p.value("benchmark", name.substr(0, name.find('[')));
-      const std::string benchmark = program.empty() ? bench_name : program + "." + bench_name;
-      // The same key as asv's unrolled name, so a pitot run matches an asv results file.
-      const auto own_key = keys.find(benchmark);
-      const std::string asv_key = own_key != keys.end() ? own_key->second : benchmark;
-      std::vector<std::string> names, reprs;
-      const json* axes = axes_of.count(benchmark) ? axes_of[benchmark] : nullptr;
-      const json values = p.value("values", json::array());
-      const json index = p.value("index", json::array());
-      for (std::size_t a = 0; a < values.size(); ++a) {
-        const json* axis = axes && a < axes->size() ? &(*axes)[a] : nullptr;
-        if (axis && axis->contains("name")) names.push_back((*axis)["name"].get<std::string>());
-        if (axis && axis->contains("reprs") && a < index.size() && index[a].is_number_integer() &&
-            index[a].get<std::int64_t>() >= 0 && index[a].get<std::size_t>() < (*axis)["reprs"].size())
-          reprs.push_back((*axis)["reprs"][index[a].get<std::size_t>()].get<std::string>());
-        else
-          reprs.push_back(python_repr_of(values[a]));
-      }
-      if (values.empty()) {
-        // No values (a hand-written or old line): the point's name says them; numbers stay as
-        // written, anything else is a string.
-        std::vector<std::string> written;
-        names = names_from_point_name(name, &written);
-        for (const auto& w : written) {
-          char* end = nullptr;
-          std::strtod(w.c_str(), &end);
-          reprs.push_back(!w.empty() && end == w.c_str() + w.size() ? w : python_repr_of(json(w)));
-        }
-      }
-      if (names.size() != reprs.size()) names = names_from_point_name(name);
-      set_key(d, asv_key, names, reprs);
-      d.unit = p.value("unit", "seconds");
-      auto v = versions.find(program + "." + p.value("benchmark", ""));
-      if (v != versions.end()) d.version = v->second;
-      const std::string status = p.value("status", "ok");
-      d.reason = p.value("reason", "");
-      if (status == "failed") d.state = PointState::Failed;
-      else if (status == "skipped") d.state = PointState::Skipped;
-      else if (status != "ok") throw InputError("point " + d.key + " has unknown status '" + status + "'");
-      if (p.contains("samples")) d.samples = numbers(p["samples"]);
-      d.kernels = kernel_times(p);
-      d.card = card_state(p);
-      if (p.contains("process_medians")) {
-        d.process_medians = numbers(p["process_medians"]);
-      } else if (p.contains("sample_process") && p["sample_process"].size() == d.samples.size()) {
-        std::map<int, std::vector<double>> by_process;
-        for (std::size_t i = 0; i < d.samples.size(); ++i)
-          by_process[p["sample_process"][i].get<int>()].push_back(d.samples[i]);
-        for (auto& [process, samples] : by_process) d.process_medians.push_back(median(samples));
-      }
-      if (d.process_medians.size() < 2) d.process_medians.clear();
-      d.value = median(d.samples);
-      if (p.contains("stats") && p["stats"].is_object()) {
-        const json& s = p["stats"];
-        if (s.contains("median")) d.value = json_number(s["median"]);
-        if (s.contains("ci99_lo") && s.contains("ci99_hi")) {
-          // pitot writes an open end as null.
-          d.has_interval = true;
-          d.ci_lo = s["ci99_lo"].is_null() ? -kInf : json_number(s["ci99_lo"]);
-          d.ci_hi = s["ci99_hi"].is_null() ? kInf : json_number(s["ci99_hi"]);
-        }
-      }
-      set.points.push_back(std::move(d));
-    }
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", label, e.what()));
-  } catch (const json::exception& e) {
+  } catch (const std::exception& e) {  // json's, and the core reader's refusals (an unknown status)
     throw InputError(fmt::format("{}: malformed pitot JSON ({})", label, e.what()));
   }
-  check_unique_keys(set);
-  return set;
+  try {
+    ResultSet set = pitot_result_set(benchmarks, points, label);
+    set.commit = commit;
+    return set;
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", label, e.what()));
+  }
 }
 
 ResultSet read_pitot_json(const fs::path& file) {

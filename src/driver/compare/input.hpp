@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/result.hpp"
 #include "driver/common/errors.hpp"
 #include "asv/database.hpp"
 #include "asv/results.hpp"
@@ -95,6 +96,10 @@ ResultSet asv_results_from_json(const nlohmann::json& results, const nlohmann::j
 // with "programs", or the driver protocol's JSON lines.
 ResultSet read_pitot_json(const std::filesystem::path& file);
 ResultSet pitot_json_from_text(const std::string& text, const std::string& label);
+// compare's rows of pitot's own results (what the core's reader gives, or pitot ab's points as
+// they are): the one way pitot points become rows. Throws InputError on two points with one key.
+ResultSet pitot_result_set(const std::vector<BenchmarkInfo>& benchmarks, const std::vector<PointResult>& points,
+                           const std::string& label);
 
 // --results-dir, --machine, --env and the config's repository (asv/database.hpp).
 using DatabaseQuery = AsvQuery;
