@@ -266,7 +266,7 @@ CheckedRun check_run(const AsvRun& run, const std::vector<BenchmarkInfo>& benchm
   for (const auto& b : benchmarks) {
     if (!std::isfinite(b.timeout_seconds))
       throw AsvError(b.full_name() + " has a timeout that is not a finite number");
-    if (const std::string problem = asv_name_length_problem(b.program, b.name); !problem.empty())
+    if (const std::string problem = asv_name_length_problem(b.program, b.name, b.asv_key); !problem.empty())
       throw AsvError(problem + ". Nothing was written.");
     // Two benchmarks, one asv key (program "a.b" with "c" and program "a" with "b.c", or two
     // modules' equal benchmark_name): asv keeps one row per key, so one history would be lost.

@@ -85,7 +85,14 @@ std::string benchmark_name_problem(const std::string& name) {
   return "";
 }
 
-std::string asv_name_length_problem(const std::string& program, const std::string& name) {
+std::string asv_name_length_problem(const std::string& program, const std::string& name, const std::string& own_key) {
+  if (!own_key.empty()) {
+    if (own_key.size() <= kMaxAsvNameBytes) return "";
+    return "the benchmark_name '" + escape_non_utf8(own_key.substr(0, 40)) + "...' is too long for asv: " +
+           std::to_string(own_key.size()) + " bytes, over " + std::to_string(kMaxAsvNameBytes) +
+           ". asv publish writes one file per name (<name>.<track>.json) and a file name over 255 bytes makes it "
+           "fail for the whole database; shorten it to at most " + std::to_string(kMaxAsvNameBytes) + " bytes";
+  }
   const std::size_t bytes = program.size() + 1 + name.size();
   if (bytes <= kMaxAsvNameBytes) return "";
   const std::size_t room = program.size() + 1 < kMaxAsvNameBytes ? kMaxAsvNameBytes - program.size() - 1 : 0;

@@ -40,8 +40,9 @@ inline constexpr std::size_t kMaxAsvNameBytes = 200;
 // asv key of another benchmark's throughput track), or holding a character asv replaces in file names.
 std::string benchmark_name_problem(const std::string& name);
 
-// Why program.name is too long for asv's file names, "" when it is not.
-std::string asv_name_length_problem(const std::string& program, const std::string& name);
+// Why the asv key program.name (or `own_key`, when the benchmark names its key itself) is too
+// long for asv's file names, "" when it is not.
+std::string asv_name_length_problem(const std::string& program, const std::string& name, const std::string& own_key = "");
 
 // Why an axis value cannot be stored, "" when it can: a float that is not finite (JSON has no NaN
 // or infinity, and asv's params could not be read back), a string that is not UTF-8.

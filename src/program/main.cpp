@@ -247,7 +247,7 @@ int run_program(int argc, char** argv) {
   // asv publish writes one file per benchmark name: refuse a name it could not write.
   bool too_long = false;
   for (const auto& d : registry())
-    if (const std::string problem = asv_name_length_problem(program, d.name); !problem.empty()) {
+    if (const std::string problem = asv_name_length_problem(program, d.name, d.asv_key); !problem.empty()) {
       std::cerr << program << ": " << problem << "\n";
       too_long = true;
     }

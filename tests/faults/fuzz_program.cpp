@@ -129,6 +129,10 @@ TEST(Utf8, NamesAsvCannotStore) {
   EXPECT_NE(benchmark_name_problem("bad\xFF"), "");
   EXPECT_EQ(asv_name_length_problem("prog", std::string(kMaxAsvNameBytes - 5, 'x')), "");
   EXPECT_NE(asv_name_length_problem("prog", std::string(kMaxAsvNameBytes - 4, 'x')), "");
+  // A benchmark that names its own key (asv's benchmark_name): the key alone counts, not the program.
+  const std::string own(kMaxAsvNameBytes, 'k');
+  EXPECT_EQ(asv_name_length_problem("a_long_program_name", own, own), "");
+  EXPECT_NE(asv_name_length_problem("p", own + "k", own + "k").find("benchmark_name"), std::string::npos);
 }
 
 TEST(Filter, NestedRepetitionRefused) {
