@@ -79,34 +79,15 @@ class NvmlSource final : public Source {
 
   Answer sm_clock_mhz(double& out) override { return clock(kClockSm, out); }
   Answer mem_clock_mhz(double& out) override { return clock(kClockMem, out); }
-  Answer temperature_c(double& out) override {
-    if (!api_.temperature) return {Answer::absent};
-    unsigned c = 0;
-    const int r = api_.temperature(device_, kTemperatureGpu, &c);
-    if (r == kSuccess) out = c;
-    return answer(r);
-  }
+  Answer temperature_c(double& out) override { return read<unsigned>(api_.temperature, out, kTemperatureGpu); }
   Answer power_watts(double& out) override {
-    if (!api_.power_usage) return {Answer::absent};
-    unsigned mw = 0;
-    const int r = api_.power_usage(device_, &mw);
-    if (r == kSuccess) out = mw / 1000.0;
-    return answer(r);
+    double milliwatts = 0;
+    const Answer a = read<unsigned>(api_.power_usage, milliwatts);
+    if (a.kind == Answer::ok) out = milliwatts / 1000.0;
+    return a;
   }
-  Answer energy_millijoules(std::uint64_t& out) override {
-    if (!api_.total_energy) return {Answer::absent};
-    unsigned long long mj = 0;
-    const int r = api_.total_energy(device_, &mj);
-    if (r == kSuccess) out = mj;
-    return answer(r);
-  }
-  Answer clock_reasons(std::uint64_t& out) override {
-    if (!api_.clock_reasons) return {Answer::absent};
-    unsigned long long mask = 0;
-    const int r = api_.clock_reasons(device_, &mask);
-    if (r == kSuccess) out = mask;
-    return answer(r);
-  }
+  Answer energy_millijoules(std::uint64_t& out) override { return read<unsigned long long>(api_.total_energy, out); }
+  Answer clock_reasons(std::uint64_t& out) override { return read<unsigned long long>(api_.clock_reasons, out); }
   std::vector<std::string> reason_names(std::uint64_t mask) const override { return card::reason_names(mask); }
 
  private:
@@ -115,11 +96,15 @@ class NvmlSource final : public Source {
     if (r == kNotSupported || r == kNoPermission || r == kFunctionNotFound) return {Answer::refused, r};
     return {Answer::failed, r};
   }
-  Answer clock(int type, double& out) {
-    if (!api_.clock) return {Answer::absent};
-    unsigned mhz = 0;
-    const int r = api_.clock(device_, type, &mhz);
-    if (r == kSuccess) out = mhz;
+  Answer clock(int type, double& out) { return read<unsigned>(api_.clock, out, type); }
+  // One value through NVML's `fn` (null: this NVML lacks it), which takes the device, `args`,
+  // then where to put a `Raw`; `out` is set only when NVML answers.
+  template <class Raw, class Fn, class Out, class... Args>
+  Answer read(Fn fn, Out& out, Args... args) {
+    if (!fn) return {Answer::absent};
+    Raw raw{};
+    const int r = fn(device_, args..., &raw);
+    if (r == kSuccess) out = static_cast<Out>(raw);
     return answer(r);
   }
 

@@ -11,6 +11,7 @@
 
 #include "card/amdsmi.hpp"
 #include "card/watch.hpp"
+#include "fake_time.hpp"
 
 namespace {
 
@@ -113,12 +114,7 @@ AmdSmiApi full_api(int version = 24) {
 
 Card fake_card(const AmdSmiApi& api) { return Card(pitot::card::amdsmi_source(api, &fake_processor_tag)); }
 
-struct FakeTime {
-  double now = 100;
-  pitot::card::Clock clock() {
-    return [this] { return now; };
-  }
-};
+using pitot::card::testing::FakeTime;
 
 class AmdSmiTest : public ::testing::Test {
  protected:

@@ -8,6 +8,7 @@
 #include "card/watch.hpp"
 #include "core/result.hpp"
 #include "core/stats.hpp"
+#include "fake_time.hpp"
 
 namespace {
 
@@ -72,13 +73,7 @@ NvmlApi full_api() {
   return api;
 }
 
-// A clock the test moves by hand.
-struct FakeTime {
-  double now = 100;
-  pitot::card::Clock clock() {
-    return [this] { return now; };
-  }
-};
+using pitot::card::testing::FakeTime;
 
 class CardTest : public ::testing::Test {
  protected:
