@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "core/bounded_json.hpp"
+#include "core/rethrow.hpp"
 #include "output/atomic_file.hpp"
 
 namespace fs = std::filesystem;
@@ -35,13 +36,7 @@ std::optional<AsvConfig> find_asv_config(const std::string& path) {
 }
 
 json read_asv_config_json(const fs::path& file) {
-  std::string text;
-  try {
-    if (!read_file_bounded(file, text))
-      throw AsvError("cannot read " + file.string() + ": no such file, or not readable");
-  } catch (const std::length_error& e) {
-    throw AsvError(e.what());
-  }
+  const std::string text = rethrow_as<ReadError, AsvError>([&] { return read_text_file(file); });
   json j;
   try {
     j = parse_json_bounded(text, /*ignore_comments=*/true);

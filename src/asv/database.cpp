@@ -12,6 +12,7 @@
 #include "asv/json.hpp"
 #include "asv/results.hpp"
 #include "core/bounded_json.hpp"
+#include "core/rethrow.hpp"
 #include "core/text.hpp"
 #include "host/machine.hpp"
 
@@ -69,12 +70,7 @@ int asv_file_version(AsvFile kind) {
 }
 
 json load_asv_file(const fs::path& path, AsvFile kind) {
-  std::string text;
-  try {
-    if (!read_file_bounded(path, text)) throw AsvError("cannot read " + path.string() + ": " + std::strerror(errno));
-  } catch (const std::length_error& e) {
-    throw AsvError(e.what());
-  }
+  const std::string text = rethrow_as<ReadError, AsvError>([&] { return read_text_file(path); });
   json doc;
   try {
     doc = kind == AsvFile::Results ? parse_python_json(text) : parse_json_bounded(text);

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "asv/database.hpp"
+#include "core/rethrow.hpp"
 #include "core/stats.hpp"
 #include "core/text.hpp"
 #include "output/atomic_file.hpp"
@@ -26,18 +27,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-// ---------------------------------------------------------------------------------------------
-// Writing (output/atomic_file.hpp): its failures are refusals of write_asv like any other.
-
-template <class Body>
-void as_asv_error(Body&& body) {
-  try {
-    body();
-  } catch (const FileError& e) {
-    throw AsvError(e.what());
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Rows.
@@ -500,7 +489,7 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   if (ec) throw AsvError("cannot create " + machine_dir.string() + ": " + ec.message());
 
   std::optional<FolderLock> lock;
-  as_asv_error([&] { lock.emplace(results_dir); });
+  rethrow_as<FileError, AsvError>([&] { lock.emplace(results_dir); });
 
   Files files = read_files(results_dir, checked, run);
   const std::map<std::string, std::string> facts = update_machine(files.machine, run, checked.machine);
@@ -509,7 +498,7 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   files.benchmarks["version"] = kAsvBenchmarksVersion;
   finish_results(files.results, run, checked, facts, rows);
 
-  as_asv_error([&] {
+  rethrow_as<FileError, AsvError>([&] {
     replace_files({{files.benchmarks_path, asv_file_text(files.benchmarks)},
                    {files.machine_path, asv_file_text(files.machine)},
                    {files.results_path, asv_results_file_text(files.results)}});

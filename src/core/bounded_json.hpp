@@ -4,7 +4,10 @@
 // writer and the compare sources (built alone into test_compare) all include it.
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
+#include <cstring>
+#include <stdexcept>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -58,6 +61,11 @@ inline nlohmann::json parse_json_bounded(std::string_view text, bool ignore_comm
   return nlohmann::json::parse(text.begin(), text.end(), nullptr, true, ignore_comments);
 }
 
+// A file that cannot be opened, or is longer than a reader takes; the message names it and why.
+struct ReadError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // A whole file, refused (std::length_error) past max_bytes without reading more than that.
 // Returns false when the file cannot be opened.
 inline bool read_file_bounded(const std::filesystem::path& path, std::string& out,
@@ -72,6 +80,24 @@ inline bool read_file_bounded(const std::filesystem::path& path, std::string& ou
     out.append(buf, static_cast<std::size_t>(in.gcount()));
   }
   return true;
+}
+
+// The whole file, bounded as above, for the readers that refuse what they cannot read (the asv
+// database, asv.conf.json, the driver's inputs). Throws ReadError: "cannot read <what> <path>:
+// <why>" or "<what> <path> is longer than N bytes"; `what` ("results file") may be empty.
+inline std::string read_text_file(const std::filesystem::path& path, const std::string& what = "",
+                                  std::size_t max_bytes = kMaxJsonBytes) {
+  const std::string named = what.empty() ? "" : what + " ";
+  std::string text;
+  try {
+    errno = 0;
+    if (!read_file_bounded(path, text, max_bytes))
+      throw ReadError("cannot read " + named + path.string() + ": " +
+                      (errno != 0 ? std::strerror(errno) : "no such file, or not readable"));
+  } catch (const std::length_error& e) {
+    throw ReadError(named + e.what());
+  }
+  return text;
 }
 
 // `text` with every byte that is not part of a well-formed UTF-8 sequence replaced by U+FFFD,

@@ -31,6 +31,8 @@ enum ProgramExit : int {
 // The environment variable the driver sets to the fd number of a child's result channel; a
 // program that finds it writes the channel's messages (below) to that fd.
 inline constexpr const char* kResultFdVariable = "PITOT_RESULT_FD";
+// The fd number the driver gives that channel in the child.
+inline constexpr int kResultFd = 3;
 
 // ---- `PROGRAM --list --json` -------------------------------------------------------------
 

@@ -6,23 +6,17 @@
 #include <pitot/detail/registry.hpp>
 
 #include "core/text.hpp"
+#include "process/process.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
-
-extern char** environ;
 
 namespace pitot {
 
@@ -47,41 +41,16 @@ std::string proc_field(const char* file, const std::string& key) {
   return "";
 }
 
-// Run a program (no shell) and return its stdout, or nullopt if it could not run or failed.
-std::optional<std::string> run_capture(const std::vector<std::string>& argv) {
-  int out[2];
-  if (pipe(out) != 0) return std::nullopt;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, out[0]);
-  posix_spawn_file_actions_addclose(&actions, out[1]);
-  // git's "not a git repository" belongs to us to report, not on the user's terminal.
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(out[1]);
-  if (rc != 0) {
-    close(out[0]);
-    return std::nullopt;
-  }
-  std::string text;
-  char buf[4096];
-  for (;;) {
-    ssize_t n = read(out[0], buf, sizeof buf);
-    if (n > 0) text.append(buf, static_cast<std::size_t>(n));
-    else if (n == 0 || errno != EINTR) break;
-  }
-  close(out[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-  return text;
+// Runs git with `args` and returns its stdout, or nullopt when there is no git or it failed.
+// Its stderr ("not a git repository") is pitot's to report, so it is kept off the terminal.
+std::optional<std::string> run_git(const std::vector<std::string>& args) {
+  const std::filesystem::path git = find_on_path("git");
+  if (git.empty()) return std::nullopt;
+  std::vector<std::string> argv = {git.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const Captured c = run_captured(argv, /*timeout_seconds=*/120);
+  if (!c.end.ok()) return std::nullopt;
+  return c.out;
 }
 
 }  // namespace
@@ -189,13 +158,13 @@ std::string checked_name(const std::string& what, const std::string& name) {
 
 std::optional<CommitInfo> git_commit(const std::filesystem::path& dir, const std::string& rev) {
   if (rev.empty() || rev.front() == '-') return std::nullopt;
-  auto hash = run_capture({"git", "-C", dir.string(), "rev-parse", "--verify", "--quiet", rev + "^{commit}"});
+  auto hash = run_git({"-C", dir.string(), "rev-parse", "--verify", "--quiet", rev + "^{commit}"});
   if (!hash) return std::nullopt;
   CommitInfo info;
   info.hash = trim(*hash);
   if (info.hash.size() != 40) return std::nullopt;
   // asv dates a commit by its author time (`git rev-list -n1 --format=%at`), so use the same.
-  auto date = run_capture({"git", "-C", dir.string(), "show", "-s", "--format=%at", info.hash});
+  auto date = run_git({"-C", dir.string(), "show", "-s", "--format=%at", info.hash});
   if (!date) return std::nullopt;
   try {
     info.date_ms = std::stoll(trim(*date)) * 1000;
@@ -209,9 +178,9 @@ namespace {
 
 // The first line git prints, or nullopt when it fails or prints nothing.
 std::optional<std::string> git_line(const std::filesystem::path& dir, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"git", "-C", dir.string()};
+  std::vector<std::string> argv = {"-C", dir.string()};
   argv.insert(argv.end(), args.begin(), args.end());
-  auto out = run_capture(argv);
+  auto out = run_git(argv);
   if (!out) return std::nullopt;
   std::string line = trim(out->substr(0, out->find('\n')));
   if (line.empty()) return std::nullopt;

@@ -1,5 +1,5 @@
 // See process.hpp.
-#include "driver/common/process.hpp"
+#include "process/process.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -8,10 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
 #include <map>
 #include <poll.h>
-#include <sstream>
 #include <string_view>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -24,7 +22,7 @@
 
 extern char** environ;
 
-namespace pitot::driver {
+namespace pitot {
 
 namespace {
 
@@ -59,6 +57,7 @@ Spawned spawn(const SpawnSpec& spec) {
   Spawned s;
   // Everything the child needs is built before fork: after it, only async-signal-safe calls.
   std::vector<std::string> env_strings = spec.env, args = spec.argv;
+  const std::string executable = spec.executable.empty() && !args.empty() ? args[0] : spec.executable;
   std::vector<char*> envp, argv;
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -69,7 +68,9 @@ Spawned spawn(const SpawnSpec& spec) {
   auto close_all = [&] {
     for (int* p : {res, out, err, exec_err}) close_fd(p[0]), close_fd(p[1]);
   };
-  if ((spec.result_pipe && pipe2(res, O_CLOEXEC) != 0) || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
+  const bool result_pipe = spec.result_fd >= 0;
+  if ((result_pipe && pipe2(res, O_CLOEXEC) != 0) || (spec.capture_output && pipe2(out, O_CLOEXEC) != 0) ||
+      (spec.capture_output && pipe2(err, O_CLOEXEC) != 0) ||
       pipe2(exec_err, O_CLOEXEC) != 0) {  // exec_err: the child writes errno here if exec fails
     s.failed = SpawnFailure::pipe;
     s.error = errno;
@@ -85,7 +86,7 @@ Spawned spawn(const SpawnSpec& spec) {
     return s;
   }
   if (pid == 0) {
-    setpgid(0, 0);  // its own group: a timeout ends the program and everything it started
+    if (spec.own_group) setpgid(0, 0);  // its own group: a timeout ends the program and everything it started
 #ifdef __linux__
     if (spec.die_with_parent) prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
@@ -97,24 +98,26 @@ Spawned spawn(const SpawnSpec& spec) {
     sigprocmask(SIG_SETMASK, &none, nullptr);
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, STDIN_FILENO);
-    dup2(out[1], STDOUT_FILENO);
-    dup2(err[1], STDERR_FILENO);
-    if (spec.result_pipe) {
-      if (res[1] == kResultFd) fcntl(kResultFd, F_SETFD, 0);
-      else dup2(res[1], kResultFd);
+    if (spec.capture_output) {
+      dup2(out[1], STDOUT_FILENO);
+      dup2(err[1], STDERR_FILENO);
+    }
+    if (result_pipe) {
+      if (res[1] == spec.result_fd) fcntl(spec.result_fd, F_SETFD, 0);
+      else dup2(res[1], spec.result_fd);
     }
     int error = 0;
     if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
       error = errno;
     } else {
-      execve(argv[0], argv.data(), envp.data());
+      execve(executable.c_str(), argv.data(), envp.data());
       error = errno;
     }
     ssize_t ignored = write(exec_err[1], &error, sizeof error);
     (void)ignored;
     _exit(127);
   }
-  setpgid(pid, pid);  // also here, so the group exists before any kill(-pid)
+  if (spec.own_group) setpgid(pid, pid);  // also here, so the group exists before any kill(-pid)
   close_fd(res[1]);
   close_fd(out[1]);
   close_fd(err[1]);
@@ -149,6 +152,13 @@ ExitStatus decode_wait_status(int status) {
   return s;
 }
 
+ExitStatus wait_for_exit(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return decode_wait_status(status);
+}
+
 // --- A helper run to its end --------------------------------------------------------------------
 
 namespace {
@@ -157,10 +167,11 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// One captured stream: a pipe read end and the file it is copied to, up to a cap.
+// One captured stream: a pipe read end and where it is copied to, a file or a string, up to a cap.
 struct Stream {
   int fd = -1;
   int file = -1;
+  std::string* text = nullptr;
   std::uint64_t written = 0, seen = 0;
 };
 
@@ -169,8 +180,11 @@ void pump(Stream& s, std::uint64_t cap) {
   ssize_t n = read(s.fd, buf, sizeof buf);
   if (n > 0) {
     s.seen += static_cast<std::uint64_t>(n);
-    if (s.file >= 0 && s.written < cap) {
-      auto keep = static_cast<std::size_t>(std::min<std::uint64_t>(static_cast<std::uint64_t>(n), cap - s.written));
+    const auto keep = static_cast<std::size_t>(std::min<std::uint64_t>(static_cast<std::uint64_t>(n), cap - std::min(cap, s.written)));
+    if (s.text) {
+      s.text->append(buf, keep);
+      s.written += keep;
+    } else if (s.file >= 0) {
       std::size_t off = 0;
       while (off < keep) {
         ssize_t w = write(s.file, buf + off, keep - off);
@@ -223,10 +237,19 @@ std::string ProcessEnd::describe() const {
   return what;
 }
 
-ProcessEnd run_process(const ProcessSpec& spec) {
+namespace {
+
+// run_process and run_captured: `out` and `err` name where each stream goes (their fd is set here).
+// The sinks' files are closed here in every case.
+ProcessEnd run_to_end(const ProcessSpec& spec, Stream out, Stream err) {
   ProcessEnd end;
+  auto close_files = [&] {
+    for (int* f : {&out.file, &err.file})
+      if (*f >= 0) close(*f), *f = -1;
+  };
   if (spec.argv.empty()) {
     end.start_error = "empty command";
+    close_files();
     return end;
   }
   SpawnSpec child;
@@ -234,20 +257,17 @@ ProcessEnd run_process(const ProcessSpec& spec) {
   child.env = child_environment(spec.env);
   child.cwd = spec.cwd.string();
   const std::string& cwd = child.cwd;
-  const int stdout_file = open_output(spec.stdout_path);
-  const int stderr_file = open_output(spec.stderr_path);
 
   const auto start = Clock::now();
   Spawned started = spawn(child);
   if (started.failed != SpawnFailure::none) {
     end.start_error = std::string(started.failed == SpawnFailure::pipe ? "pipe: " : "fork: ") + std::strerror(started.error);
-    for (int f : {stdout_file, stderr_file})
-      if (f >= 0) close(f);
+    close_files();
     return end;
   }
   const pid_t pid = started.pid;
-  Stream out{started.out_fd, stdout_file};
-  Stream err{started.err_fd, stderr_file};
+  out.fd = started.out_fd;
+  err.fd = started.err_fd;
   if (started.error != 0) {
     end.start_error = cwd.empty() || started.error == ENOENT || started.error == EACCES
                           ? fmt::format("{}: {}", spec.argv[0], std::strerror(started.error))
@@ -304,50 +324,38 @@ ProcessEnd run_process(const ProcessSpec& spec) {
     }
   }
   if (term_sent) kill(-pid, SIGKILL);  // whatever of the group survived the child
-  if (out.file >= 0) close(out.file);
-  if (err.file >= 0) close(err.file);
+  const bool out_kept = out.file >= 0 || out.text, err_kept = err.file >= 0 || err.text;
+  close_files();
   end.stdout_bytes = out.seen;
   end.stderr_bytes = err.seen;
-  end.stdout_cut = out.file >= 0 ? out.seen - out.written : 0;
-  end.stderr_cut = err.file >= 0 ? err.seen - err.written : 0;
+  end.stdout_cut = out_kept ? out.seen - out.written : 0;
+  end.stderr_cut = err_kept ? err.seen - err.written : 0;
   static_cast<ExitStatus&>(end) = decode_wait_status(status);
   return end;
+}
+
+}  // namespace
+
+ProcessEnd run_process(const ProcessSpec& spec) {
+  Stream out, err;
+  out.file = open_output(spec.stdout_path);
+  err.file = open_output(spec.stderr_path);
+  return run_to_end(spec, out, err);
 }
 
 Captured run_captured(const std::vector<std::string>& argv, double timeout_seconds, const EnvList& env,
                       std::uint64_t cap_bytes) {
   Captured c;
-  char dir_template[] = "/tmp/pitot-capture-XXXXXX";
-  const char* tmp = std::getenv("TMPDIR");
-  std::string templ = (tmp && *tmp ? std::string(tmp) : std::string("/tmp")) + "/pitot-capture-XXXXXX";
-  std::vector<char> buf(templ.begin(), templ.end());
-  buf.push_back('\0');
-  const char* dir = mkdtemp(buf.data());
-  if (!dir) dir = mkdtemp(dir_template);
-  if (!dir) {
-    c.end.start_error = std::string("cannot create a temporary folder: ") + std::strerror(errno);
-    return c;
-  }
-  std::filesystem::path d = dir;
   ProcessSpec spec;
   spec.argv = argv;
   spec.env = env;
-  spec.stdout_path = d / "out";
-  spec.stderr_path = d / "err";
   spec.timeout_seconds = timeout_seconds;
   spec.stream_cap_bytes = cap_bytes;
-  c.end = run_process(spec);
-  auto slurp = [](const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-  };
-  c.out = slurp(spec.stdout_path);
-  c.err = slurp(spec.stderr_path);
-  std::error_code ec;
-  std::filesystem::remove_all(d, ec);
+  Stream out, err;
+  out.text = &c.out;
+  err.text = &c.err;
+  c.end = run_to_end(spec, out, err);
   return c;
 }
 
-}  // namespace pitot::driver
+}  // namespace pitot

@@ -1,8 +1,8 @@
-// The driver's one process layer. spawn() starts a child: no shell, its own process group, stdin
-// from /dev/null, stdout and stderr into pipes, and an exec failure reported to the parent instead
-// of a silent exit 127. On it: a benchmark program with its result pipe (child.hpp, for `pitot
-// run`/`list`), and a helper run to its end with its streams in files (run_process below, for
-// `pitot profile`'s profilers and their follow-ups).
+// The one way pitot starts a child process, under both executables: the driver's benchmark
+// programs (driver/common/child.hpp) and profilers (`pitot profile`), a program's own
+// `--processes` replicates (program/replicate.cpp), and git for the host facts (host/machine.cpp).
+// spawn() starts a child without a shell, stdin from /dev/null, and reports an exec failure to the
+// parent instead of a silent exit 127; run_process()/run_captured() run one to its end.
 #pragma once
 
 #include <atomic>
@@ -13,17 +13,21 @@
 #include <utility>
 #include <vector>
 
-namespace pitot::driver {
-
-// The fd number a child started with a result pipe sees it as; PITOT_RESULT_FD says so.
-constexpr int kResultFd = 3;
+namespace pitot {
 
 struct SpawnSpec {
   std::vector<std::string> argv;  // argv[0] is a path; it is executed as given (no PATH search)
+  std::string executable;         // what is executed when it is not argv[0] (/proc/self/exe)
   std::vector<std::string> env;   // the child's whole environment, "KEY=value" each
-  std::string cwd;                // empty: the driver's working directory
-  bool result_pipe = false;       // a third pipe, the child's fd kResultFd
-  bool die_with_parent = false;   // Linux: SIGKILL the child when the driver dies (even by SIGKILL)
+  std::string cwd;                // empty: the parent's working directory
+  int result_fd = -1;             // >= 0: a third pipe, the child's fd of this number
+  bool die_with_parent = false;   // Linux: SIGKILL the child when the parent dies (even by SIGKILL)
+  // Off: the child writes to the parent's own stdout and stderr (a program's replicates print to
+  // the same terminal) instead of pipes the parent reads.
+  bool capture_output = true;
+  // Its own process group, so a timeout ends the child and everything it started. Off: it stays
+  // in the parent's group, where the terminal's Ctrl-C reaches both.
+  bool own_group = true;
 };
 
 // A step that failed before any child ran; then pid is -1, no fd is open, and errno is `error`.
@@ -35,7 +39,7 @@ struct Spawned {
   // and is not reaped here: pid and the pipes are the caller's, as for a child that runs.
   int error = 0;
   pid_t pid = -1;
-  int out_fd = -1, err_fd = -1, result_fd = -1;  // read ends, close-on-exec, blocking
+  int out_fd = -1, err_fd = -1, result_fd = -1;  // read ends, close-on-exec, blocking (-1: none)
 };
 
 // A regular file this user may execute.
@@ -45,8 +49,8 @@ bool is_executable_file(const std::filesystem::path& path);
 // of $PATH (the working folder, to a shell) are skipped: nothing runs from it by accident.
 std::filesystem::path find_on_path(const std::string& name);
 
-// Forks and executes spec.argv; the child's process group is its pid (set on both sides, so a
-// kill(-pid) works at once). Returns when the exec has succeeded or failed.
+// Forks and executes spec.argv; with own_group the child's process group is its pid (set on both
+// sides, so a kill(-pid) works at once). Returns when the exec has succeeded or failed.
 Spawned spawn(const SpawnSpec& spec);
 
 // How a child ended, from its wait status.
@@ -57,6 +61,8 @@ struct ExitStatus {
   std::string describe() const;  // "exited with code 3", "killed by signal 11 (SIGSEGV)"
 };
 ExitStatus decode_wait_status(int status);
+// Blocks until the child `pid` has ended (through EINTR) and says how.
+ExitStatus wait_for_exit(pid_t pid);
 
 // --- A helper run to its end --------------------------------------------------------------------
 
@@ -64,8 +70,8 @@ using EnvList = std::vector<std::pair<std::string, std::string>>;
 
 struct ProcessSpec {
   std::vector<std::string> argv;                   // argv[0] is a path; it is executed as given (no PATH search)
-  EnvList env;                                     // set on top of the driver's own environment
-  std::filesystem::path cwd;                       // empty: the driver's working directory
+  EnvList env;                                     // set on top of the parent's own environment
+  std::filesystem::path cwd;                       // empty: the parent's working directory
   std::filesystem::path stdout_path, stderr_path;  // where the streams go (empty: discarded)
   std::uint64_t stream_cap_bytes = 256ull << 20;   // bytes kept per stream; the rest is counted, not kept
   double timeout_seconds = 0;                      // 0: no limit
@@ -88,7 +94,8 @@ struct ProcessEnd : ExitStatus {
 // Runs the process to its end. Never throws for the child's failures; they are in ProcessEnd.
 ProcessEnd run_process(const ProcessSpec& spec);
 
-// Runs argv with a timeout and returns what it printed (stdout then stderr) and how it ended.
+// Runs argv with a timeout (0: none) and returns what it printed, each stream up to cap_bytes,
+// and how it ended.
 struct Captured {
   ProcessEnd end;
   std::string out, err;
@@ -99,4 +106,4 @@ Captured run_captured(const std::vector<std::string>& argv, double timeout_secon
 // The environment a child gets: the current one with `env` set on top; built fresh every call.
 std::vector<std::string> child_environment(const EnvList& env);
 
-}  // namespace pitot::driver
+}  // namespace pitot

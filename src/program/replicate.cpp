@@ -1,7 +1,5 @@
 #include "program/replicate.hpp"
 
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,6 +17,7 @@
 #include <pitot/benchmark.hpp>
 
 #include "core/protocol.hpp"
+#include "process/process.hpp"
 
 extern char** environ;
 
@@ -27,38 +26,32 @@ namespace {
 
 constexpr const char* kReplicateVariable = "PITOT_REPLICATE_JSON";
 
-// Runs argv[0]'s executable with `argv` and PITOT_REPLICATE_JSON=json_path; returns its wait status.
-int run_one(char** argv, const std::string& json_path) {
-  std::vector<std::string> env_text;
+// Runs this program again with argv[1..] and PITOT_REPLICATE_JSON=json_path; says how it ended.
+// Its output goes to this program's own stdout and stderr, and it stays in this process group,
+// so a Ctrl-C ends both.
+ExitStatus run_one(char** argv, const std::string& json_path) {
+  SpawnSpec spec;
+  const std::string prefix = std::string(kReplicateVariable) + "=";
   for (char** e = environ; *e; ++e)
-    if (std::strncmp(*e, kReplicateVariable, std::strlen(kReplicateVariable)) != 0) env_text.emplace_back(*e);
-  env_text.push_back(std::string(kReplicateVariable) + "=" + json_path);
-  std::vector<char*> env;
-  for (auto& e : env_text) env.push_back(e.data());
-  env.push_back(nullptr);
-  pid_t pid = 0;
+    if (std::strncmp(*e, prefix.c_str(), prefix.size()) != 0) spec.env.emplace_back(*e);
+  spec.env.push_back(prefix + json_path);
   // /proc/self/exe: the same binary, however it was started; a program run by an interpreter
   // (a Python file) names its own command instead, which replaces argv[0].
-  std::vector<std::string> command_text = self_command();
-  std::vector<char*> command;
-  if (!command_text.empty()) {
-    for (char** a = argv + 1; *a; ++a) command_text.emplace_back(*a);
-    for (auto& a : command_text) command.push_back(a.data());
-    command.push_back(nullptr);
-    argv = command.data();
+  spec.argv = self_command();
+  if (spec.argv.empty()) {
+    spec.argv.emplace_back(argv[0]);
+    spec.executable = "/proc/self/exe";
   }
-  const char* exe = command.empty() ? "/proc/self/exe" : command[0];
-  if (int rc = posix_spawn(&pid, exe, nullptr, nullptr, argv, env.data()); rc != 0)
-    throw std::runtime_error(std::string("cannot start a replicate process: ") + std::strerror(rc));
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-  return status;
-}
-
-std::string ending(int status) {
-  if (WIFSIGNALED(status)) return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  return fmt::format("exited {}", WEXITSTATUS(status));
+  for (char** a = argv + 1; *a; ++a) spec.argv.emplace_back(*a);
+  spec.capture_output = false;
+  spec.own_group = false;
+  const Spawned started = spawn(spec);
+  if (started.failed != SpawnFailure::none)
+    throw std::runtime_error(std::string("cannot start a replicate process: ") + std::strerror(started.error));
+  const ExitStatus end = wait_for_exit(started.pid);
+  if (started.error != 0)
+    throw std::runtime_error(fmt::format("cannot start a replicate process ({}): {}", spec.executable.empty() ? spec.argv[0] : spec.executable, std::strerror(started.error)));
+  return end;
 }
 
 }  // namespace
@@ -83,8 +76,8 @@ std::vector<PointResult> run_replicates(const std::string& program, char** argv,
     for (int k = 1; k <= processes; ++k) {
       if (progress) std::cerr << fmt::format("{}: process {} of {}\n", program, k, processes);
       const std::string json_path = (dir / fmt::format("process-{}.json", k)).string();
-      const int status = run_one(argv, json_path);
-      if (WIFEXITED(status) && WEXITSTATUS(status) == kExitUsage)
+      const ExitStatus status = run_one(argv, json_path);
+      if (status.exited && status.code == kExitUsage)
         throw UsageError(fmt::format("process {} of {} refused its command line (its message is above)", k, processes));
       std::map<int, PointResult> reported;
       if (std::ifstream f(json_path); f) {
@@ -106,7 +99,7 @@ std::vector<PointResult> run_replicates(const std::string& program, char** argv,
         }
         PointResult lost = skipped_result(program, point, "");
         lost.status = PointStatus::Failed;
-        lost.reason = fmt::format("the process {} before this point finished", ending(status));
+        lost.reason = fmt::format("the process {}{} before this point finished", status.exited ? "" : "was ", status.describe());
         runs[point.id].push_back(std::move(lost));
       }
     }

@@ -437,6 +437,24 @@ def processes(repo):
     with open(out) as f:
         failed = [p for p in json.load(f)["points"] if p["status"] == "failed"]
     check(len(failed) == 1 and "in process 1 of 2" in failed[0]["reason"], f"failed in a process: {failed}")
+    # A program's own --processes (no driver): a replicate writes its points when it ends, so the
+    # one that crashes loses them all, each naming the process and its signal; the program's name
+    # stays its own (the replicate runs /proc/self/exe under the program's argv[0]).
+    out = os.path.join(repo, "program-processes-segv.json")
+    r = subprocess.run([prog("segv"), "--processes", "2", "--json", out] + FAST[:-2], cwd=repo,
+                       capture_output=True, text=True, timeout=240)
+    check(r.returncode == 1, f"program --processes 2 with a crash exits 1 ({r.returncode}, {r.stderr[-300:]})")
+    with open(out) as f:
+        points = {p["name"]: p for p in json.load(f)["points"]}
+    check(len(points) == 5 and all(p["status"] == "failed" and "in process 1 of 2: the process was killed by signal 11 "
+                                   "(SIGSEGV)" in p.get("reason", "") for p in points.values()),
+          f"program --processes: each point names the process and its signal: {[p.get('reason') for p in points.values()]}")
+    out = os.path.join(repo, "program-processes-ok.json")
+    r = subprocess.run([prog("ok"), "--processes", "2", "--json", out] + FAST[:-2], cwd=repo,
+                       capture_output=True, text=True, timeout=240)
+    with open(out) as f:
+        names = {p["program"] for p in json.load(f)["points"]}
+    check(r.returncode == 0 and names == {"drv_ok"}, f"program --processes: the replicates keep the program's name: {names}")
 
 
 def case_asv(asv_check):

@@ -15,7 +15,7 @@
 
 #include "driver/common/files.hpp"
 #include "driver/common/manifest.hpp"
-#include "driver/common/process.hpp"
+#include "process/process.hpp"
 #include "driver/profile/noise.hpp"
 #include "driver/profile/options.hpp"
 #include "driver/profile/package.hpp"
@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 using namespace pitot::driver::profile;
 using pitot::driver::find_program;
 using pitot::driver::ProgramRef;
-using pitot::driver::run_captured;
+using pitot::run_captured;
 
 namespace {
 

@@ -139,7 +139,7 @@ void run_process(Side& side, std::size_t program, const std::set<std::string>& n
   run::SinkOutput out(*side.sink, side.db.run_for(program, std::nullopt), side.programs[program],
                       run::where_of(side.programs[program], std::nullopt) + " [" + side.name + "]");
   run::ProgramRunner(run::runner_settings(side.options, std::nullopt), side.programs[program], points, out,
-                     run::interrupted())
+                     interrupted())
       .run();
 }
 
@@ -164,7 +164,7 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
   const std::vector<int> looks = look_schedule(a.first_processes, a.max_processes);
   method.looks = static_cast<int>(looks.size());
 
-  run::catch_interrupts();
+  const CatchInterrupts catching;  // Ctrl-C stops the children and keeps what finished
   run::check_device_settings(*shared);
   Side base{"base", *shared, {}, {}, {}}, head{"head", *shared, {}, {}, {}};
   point_at(base.options, a.base);
@@ -202,10 +202,10 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
   int done = 0;
   bool out_of_budget = false;
   for (const int target : looks) {
-    for (; done < target && !run::interrupted(); ++done) {
+    for (; done < target && !interrupted(); ++done) {
       // ABBA: each side goes first in every other round, so a drift that grows through a round
       // weighs on both sides alike.
-      for (std::size_t k = 0; k < shared_set.programs.size() && !run::interrupted(); ++k) {
+      for (std::size_t k = 0; k < shared_set.programs.size() && !interrupted(); ++k) {
         const auto [ib, ih] = shared_set.programs[k];
         if (done % 2 == 0) {
           run_process(base, ib, undecided[k]);
@@ -223,7 +223,7 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
         if (auto it = point_of.find(row.base.key); it != point_of.end())
           undecided[it->second.first].insert(it->second.second);
     const bool all_decided = std::all_of(undecided.begin(), undecided.end(), [](const auto& n) { return n.empty(); });
-    if (all_decided || run::interrupted()) break;
+    if (all_decided || interrupted()) break;
     // The next step costs about what the last ones did per process; stop before the budget runs out.
     if (a.budget_seconds > 0 && elapsed() * (1 + 1.0 / done) > a.budget_seconds && target != looks.back()) {
       out_of_budget = true;
@@ -255,7 +255,7 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
   }
   std::fputs(text.c_str(), stdout);
   std::fprintf(stderr, "pitot ab: %d process%s a side, %.0f s\n", done, done == 1 ? "" : "es", elapsed());
-  if (run::interrupted()) return kFailed;
+  if (interrupted()) return kFailed;
   return compare::report_exit_code(report);
 }
 

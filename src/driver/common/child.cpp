@@ -54,7 +54,7 @@ Child::Child(const ChildSpec& spec) : spec_(spec) {
     if (std::strncmp(*e, result_fd_prefix.c_str(), result_fd_prefix.size()) != 0) s.env.emplace_back(*e);
   }
   if (spec_.result_channel) s.env.push_back(result_fd_prefix + std::to_string(kResultFd));
-  s.result_pipe = spec_.result_channel;
+  if (spec_.result_channel) s.result_fd = kResultFd;
   s.die_with_parent = true;  // the driver died (even by SIGKILL): take the child with it
   Spawned started = spawn(s);
   if (started.failed != SpawnFailure::none)
@@ -65,8 +65,7 @@ Child::Child(const ChildSpec& spec) : spec_(spec) {
   out_fd_ = started.out_fd;
   err_fd_ = started.err_fd;
   if (started.error != 0) {
-    int status;
-    waitpid(pid_, &status, 0);
+    wait_for_exit(pid_);
     pid_ = -1;
     close_fd(result_fd_);
     close_fd(out_fd_);

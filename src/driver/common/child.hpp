@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/protocol.hpp"
-#include "driver/common/process.hpp"
+#include "process/process.hpp"
 
 namespace pitot::driver {
 

@@ -1,43 +1,23 @@
 #include "driver/common/files.hpp"
 
 #include "core/bounded_json.hpp"
+#include "core/rethrow.hpp"
 #include "driver/common/manifest.hpp"
 
 namespace fs = std::filesystem;
 
 namespace pitot::driver {
 
-namespace {
-
-template <class Body>
-void as_input_error(Body&& body) {
-  try {
-    body();
-  } catch (const FileError& e) {
-    throw InputError(e.what());
-  }
-}
-
-}  // namespace
-
 FolderLock::FolderLock(const fs::path& dir) {
-  as_input_error([&] { lock_.emplace(dir); });
+  rethrow_as<FileError, InputError>([&] { lock_.emplace(dir); });
 }
 
 void replace_file(const fs::path& path, const std::string& text) {
-  as_input_error([&] { pitot::replace_file(path, text); });
+  rethrow_as<FileError, InputError>([&] { pitot::replace_file(path, text); });
 }
 
 std::string read_file(const fs::path& path, const std::string& what) {
-  const std::string named = what.empty() ? "" : what + " ";
-  std::string text;
-  try {
-    if (!read_file_bounded(path, text))
-      throw InputError("cannot read " + named + path.string() + ": no such file, or not readable");
-  } catch (const std::length_error& e) {
-    throw InputError(named + e.what());
-  }
-  return text;
+  return rethrow_as<ReadError, InputError>([&] { return read_text_file(path, what); });
 }
 
 std::string read_tail(const fs::path& path, std::uint64_t max_bytes) {

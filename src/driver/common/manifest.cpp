@@ -9,10 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "asv/config.hpp"
+#include "asv/error.hpp"
 #include "core/bounded_json.hpp"
+#include "core/rethrow.hpp"
 #include "core/engine.hpp"
 #include "driver/common/child.hpp"
-#include "driver/common/process.hpp"
+#include "process/process.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -125,18 +128,7 @@ void suite_modules(const fs::path& dir, bool top, std::vector<fs::path>& out) {
 
 // asv.conf.json's benchmark_dir (default "benchmarks"), relative to the file's folder.
 fs::path asv_benchmark_dir(const fs::path& conf) {
-  std::string text;
-  json j;
-  try {
-    if (!read_file_bounded(conf, text)) throw InputError("cannot read " + conf.string());
-    j = parse_json_bounded(text, /*ignore_comments=*/true);
-  } catch (const std::length_error& e) {
-    throw InputError(conf.string() + ": " + e.what());
-  } catch (const json::exception& e) {
-    throw InputError(conf.string() + " cannot be read as JSON (" + e.what() +
-                     "); pitot reads comments but not the rest of JSON5 (trailing commas, single quotes)");
-  }
-  if (!j.is_object()) throw InputError(conf.string() + " is not a JSON object: is it an asv.conf.json?");
+  const json j = rethrow_as<AsvError, InputError>([&] { return read_asv_config_json(conf); });
   const auto dir = j.find("benchmark_dir");
   if (dir != j.end() && !dir->is_string())
     throw InputError(conf.string() + ": \"benchmark_dir\" is " + dir->type_name() + ", not a string (a folder)");

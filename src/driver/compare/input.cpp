@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "core/bounded_json.hpp"
+#include "core/rethrow.hpp"
 #include "core/stats.hpp"
 #include "core/text.hpp"
 #include "driver/common/files.hpp"
@@ -40,16 +41,6 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
   return out;
 }
 
-// Numbers of pitot JSON, read as asv's lists are (asv/results.hpp); a string is bad input.
-template <class Read>
-auto as_input_error(Read&& read) {
-  try {
-    return read();
-  } catch (const AsvError& e) {
-    throw InputError(e.what());
-  }
-}
-
 void check_unique_keys(const ResultSet& set) {
   std::set<std::string> seen;
   for (const auto& p : set.points)
@@ -59,7 +50,7 @@ void check_unique_keys(const ResultSet& set) {
 
 // A results file, loaded by the asv module (asv/database.hpp); its refusal is bad input.
 json load_results_file(const fs::path& file) {
-  return as_input_error([&] { return load_asv_file(file, AsvFile::Results); });
+  return rethrow_as<AsvError, InputError>([&] { return load_asv_file(file, AsvFile::Results); });
 }
 
 double date_of_file(const fs::path& file) {
@@ -501,11 +492,11 @@ ResultSet read_pitot_json(const fs::path& file) {
 }
 
 std::optional<json> read_benchmarks_json(const fs::path& results_dir) {
-  return as_input_error([&] { return load_asv_file_if_any(results_dir / "benchmarks.json", AsvFile::Benchmarks); });
+  return rethrow_as<AsvError, InputError>([&] { return load_asv_file_if_any(results_dir / "benchmarks.json", AsvFile::Benchmarks); });
 }
 
 std::vector<AsvResultsFile> commit_results_files(const DatabaseQuery& query, const std::string& commit) {
-  return as_input_error([&] { return asv_commit_files(query, commit); });
+  return rethrow_as<AsvError, InputError>([&] { return asv_commit_files(query, commit); });
 }
 
 fs::path find_results_file(const DatabaseQuery& query, const std::string& commit) {

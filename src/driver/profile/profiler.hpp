@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "driver/common/process.hpp"
+#include "process/process.hpp"
 #include "driver/profile/options.hpp"
 #include "driver/profile/package.hpp"
 
@@ -87,7 +87,7 @@ const Profiler& nsys_profiler();
 const Profiler& cupti_profiler();
 const Profiler& rocprofv3_profiler();
 
-// --- helpers for the plug-ins (and common/process.hpp's find_on_path) ---
+// --- helpers for the plug-ins (and process/process.hpp's find_on_path) ---
 
 // `file_name` given by --tool-path (the file, or a folder holding it); throws ToolError for `tool`
 // when it is missing or (with `executable`) not executable.

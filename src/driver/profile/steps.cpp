@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <csignal>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -18,6 +17,7 @@
 #include "core/bounded_json.hpp"
 #include "driver/common/errors.hpp"
 #include "driver/common/files.hpp"
+#include "driver/common/interrupt.hpp"
 #include "driver/profile/noise.hpp"
 #include "host/machine.hpp"
 
@@ -27,9 +27,6 @@ using nlohmann::json;
 namespace pitot::driver::profile {
 
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_profile_interrupt(int) { g_interrupted = true; }
 
 constexpr std::uint64_t kTailBytes = 64 * 1024;       // stream tails that always go into the zip
 constexpr std::uint64_t kStreamReadBytes = 4u << 20;  // of each stream, read for the summary
@@ -138,12 +135,11 @@ void run_tool(Session& s) {
   spec.stdout_path = s.layout.stdout_file();
   spec.stderr_path = s.layout.stderr_file();
   spec.timeout_seconds = s.o.timeout_seconds;
-  spec.interrupt = &g_interrupted;
-  auto old_int = std::signal(SIGINT, on_profile_interrupt);
-  auto old_term = std::signal(SIGTERM, on_profile_interrupt);
-  s.end = run_process(spec);
-  std::signal(SIGINT, old_int);
-  std::signal(SIGTERM, old_term);
+  spec.interrupt = &interrupted();
+  {
+    const CatchInterrupts catching;  // Ctrl-C ends the profiler; the package is still written
+    s.end = run_process(spec);
+  }
 }
 
 // --- 5. follow-ups ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "driver/common/manifest.hpp"
-#include "driver/common/process.hpp"
+#include "process/process.hpp"
 #include "driver/profile/options.hpp"
 #include "driver/profile/package.hpp"
 #include "driver/profile/profiler.hpp"

@@ -83,7 +83,7 @@ void run_everywhere(const RunOptions& o, const std::vector<ProgramInfo>& program
 
 int run_command(RunOptions o) {
   const auto t0 = Clock::now();
-  catch_interrupts();
+  const CatchInterrupts catching;  // Ctrl-C stops the children and keeps what finished
   check_device_settings(o);
   const std::vector<ProgramInfo> programs = list_programs(o);
   const Selection selection = select_points(o, programs);

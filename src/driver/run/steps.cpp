@@ -2,7 +2,6 @@
 #include "driver/run/steps.hpp"
 
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <regex>
 #include <set>
@@ -22,9 +21,6 @@ using nlohmann::json;
 namespace pitot::driver::run {
 
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_interrupt(int) { g_interrupted = true; }
 
 std::vector<int> parse_devices(const std::string& text, int available) {
   if (text == "all") {
@@ -76,18 +72,6 @@ void write_json_file(const std::string& path, const json& doc) {
 }
 
 }  // namespace
-
-std::atomic<bool>& interrupted() { return g_interrupted; }
-
-void catch_interrupts() {
-  g_interrupted = false;
-  struct sigaction sa {};
-  sa.sa_handler = on_interrupt;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  signal(SIGPIPE, SIG_IGN);
-}
 
 // The pair of device settings the programs would refuse, refused before any of them starts, in
 // their words.

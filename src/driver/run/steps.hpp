@@ -18,6 +18,7 @@
 
 #include "core/settings.hpp"
 #include "driver/common/database.hpp"
+#include "driver/common/interrupt.hpp"
 #include "driver/common/manifest.hpp"
 #include "driver/common/progress.hpp"
 #include "driver/run/program_runner.hpp"
@@ -25,12 +26,6 @@
 #include "host/machine.hpp"
 
 namespace pitot::driver::run {
-
-// Set by Ctrl-C or SIGTERM (catch_interrupts), or when the database refuses a write: every
-// worker stops starting children.
-std::atomic<bool>& interrupted();
-// Ctrl-C and SIGTERM stop the children and keep what finished; a closed stdout is not fatal.
-void catch_interrupts();
 
 // --progress: a live line on a terminal (auto), always (live), a line per point (plain), or nothing.
 enum class ProgressMode { Auto, Live, Plain, None };
