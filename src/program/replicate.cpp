@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <stdexcept>
@@ -16,6 +15,7 @@
 
 #include <pitot/benchmark.hpp>
 
+#include "core/bounded_json.hpp"
 #include "core/protocol.hpp"
 #include "process/process.hpp"
 
@@ -80,16 +80,16 @@ std::vector<PointResult> run_replicates(const std::string& program, char** argv,
       if (status.exited && status.code == kExitUsage)
         throw UsageError(fmt::format("process {} of {} refused its command line (its message is above)", k, processes));
       std::map<int, PointResult> reported;
-      if (std::ifstream f(json_path); f) {
-        try {
-          const auto doc = nlohmann::json::parse(f);
-          for (const auto& p : doc.at("points")) {
-            PointResult r = point_from_json(p);
-            reported[r.id] = std::move(r);
-          }
-        } catch (const nlohmann::json::exception&) {
-          // A process killed while writing: its points count as not reported.
+      try {
+        const nlohmann::json doc = parse_json_bounded(read_text_file(json_path));
+        for (const auto& p : doc.at("points")) {
+          PointResult r = point_from_json(p);
+          reported[r.id] = std::move(r);
         }
+      } catch (const ReadError&) {
+        // The process ended before writing its points: they count as not reported.
+      } catch (const nlohmann::json::exception&) {
+        // A process killed while writing: likewise.
       }
       for (const auto& point : points) {
         auto it = reported.find(point.id);

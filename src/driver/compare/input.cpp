@@ -264,14 +264,24 @@ ResultSet asv_results_from_json(const json& results, const json* benchmarks, con
 
 namespace {
 
+// A backend_info entry as an object: as stored, or from the JSON text an asv row keeps it in
+// (bounded, as every reader); null when that text is not JSON.
+json embedded_json(const json& entry) {
+  if (!entry.is_string()) return entry;
+  try {
+    return parse_json_bounded(entry.get<std::string>());
+  } catch (const json::exception&) {
+    return nullptr;
+  }
+}
+
 // backend_info.kernel_clock.kernels of a pitot point (docs/cuda-backend.md, "The kernel clock"):
 // seconds per launch of the timed work = mean seconds of one record x records per launch.
 std::vector<std::pair<std::string, double>> kernel_times(const json& backend_info) {
   std::vector<std::pair<std::string, double>> out;
   const json* info = backend_info.is_object() ? &backend_info : nullptr;
   if (!info || !info->contains("kernel_clock")) return out;
-  json clock = (*info)["kernel_clock"];
-  if (clock.is_string()) clock = json::parse(clock.get<std::string>(), nullptr, false);
+  const json clock = embedded_json((*info)["kernel_clock"]);
   if (!clock.is_object() || !clock.contains("kernels") || !clock["kernels"].is_array()) return out;
   for (const auto& k : clock["kernels"]) {
     if (!k.is_object() || !k.contains("name") || !k["name"].is_string()) continue;
@@ -288,8 +298,7 @@ CardState card_state(const std::vector<Track>& tracks, const json& backend_info)
   for (const auto& t : tracks) set_state(card, t.name, t.value);
   const json* info = backend_info.is_object() ? &backend_info : nullptr;
   if (!info || !info->contains("card")) return card;
-  json nvml = (*info)["card"];
-  if (nvml.is_string()) nvml = json::parse(nvml.get<std::string>(), nullptr, false);
+  const json nvml = embedded_json((*info)["card"]);
   if (!nvml.is_object()) return card;
   // {"min": .., "median": .., "max": ..} of one reading
   auto statistic = [&](const char* reading, const char* which) {
