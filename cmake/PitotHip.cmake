@@ -98,11 +98,12 @@ function(pitot_hip_sources target)
     set(object ${object_dir}/${stem}.o)
     file(RELATIVE_PATH shown ${PROJECT_SOURCE_DIR} ${source})
     # The rule makes its own folder: Ninja creates an output's folder, the Makefile generators do
-    # not, and hipcc will not open the depfile (-MF) in a folder that is not there.
+    # not, and hipcc will not open the depfile (-MF) in a folder that is not there. A compiler
+    # launcher (ccache) given for C++ wraps hipcc too, as CMake does for its own languages.
     add_custom_command(
       OUTPUT ${object}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${object_dir}
-      COMMAND ${PITOT_HIPCC} -x hip ${PITOT_HIPCC_FLAGS}
+      COMMAND ${CMAKE_CXX_COMPILER_LAUNCHER} ${PITOT_HIPCC} -x hip ${PITOT_HIPCC_FLAGS}
               "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
               "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},;-D>>"
               -MD -MF ${object}.d -c ${source} -o ${object}
