@@ -55,21 +55,4 @@ std::map<std::string, std::string> build_requirements();
 // benchmarks use. `python` is asv's interpreter parameter; `python_version` names the env only.
 std::optional<std::map<std::string, std::string>>& requirements_override();
 
-// Environment name describing the build: cpp-<compiler>-<version>-<build type>[-cuda<ver>], or for
-// Python python<version>[-cuda<ver>].
-std::string build_env_name();
-// The same from requirements (build_requirements() of this or another process).
-std::string env_name(std::map<std::string, std::string> requirements);
-
-// Rows timed with the kernel clock get this env suffix, so they never share a history with rows
-// timed with events, which keep the plain name (as every row did before the kernel clock).
-inline constexpr const char* kKernelClockEnvSuffix = "-kclock";
-// The points grouped by the clock that timed them (backend_info "clock"), each group with its env:
-// `env` for events, env + kKernelClockEnvSuffix for the kernel clock (unless `suffix` is false: a
-// user's --env is taken as given). A point that names no clock (it failed before timing) goes
-// with the clock most of the points used.
-std::vector<std::pair<std::string, std::vector<PointResult>>> split_by_clock(const std::string& env,
-                                                                             const std::vector<PointResult>& points,
-                                                                             bool suffix = true);
-
 }  // namespace pitot

@@ -21,6 +21,7 @@
 #include "core/protocol.hpp"
 #include "core/text.hpp"
 #include "asv/write.hpp"
+#include "asv/env.hpp"
 #include "host/machine.hpp"
 #include "output/atomic_file.hpp"
 #include "output/console.hpp"

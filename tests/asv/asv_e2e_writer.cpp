@@ -9,6 +9,7 @@
 
 #include "asv_test_util.hpp"
 #include "asv/write.hpp"
+#include "asv/env.hpp"
 #include "host/machine.hpp"
 
 using namespace pitot;

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/settings.hpp"
+#include "asv/env.hpp"
 #include "host/machine.hpp"
 
 namespace fs = std::filesystem;

@@ -2,7 +2,7 @@
 // rows a CUDA run adds that are no points of their own (issue 21 (g)): the kernel clock's
 // kernel_busy_seconds tracks, the state tracks, and the points a kernel-clock env leaves NaN in the
 // events env and the other way round. The databases are written by pitot's own asv writer, split
-// by clock as `pitot run` splits them (host/machine.hpp, split_by_clock).
+// by clock as `pitot run` splits them (asv/env.hpp, split_by_clock).
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -20,6 +20,7 @@
 #include "driver/compare/report.hpp"
 #include "driver/compare/run.hpp"
 #include "asv/write.hpp"
+#include "asv/env.hpp"
 #include "host/machine.hpp"
 #include "temp_dir.hpp"
 

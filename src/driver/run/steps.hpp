@@ -23,6 +23,7 @@
 #include "driver/common/progress.hpp"
 #include "driver/run/program_runner.hpp"
 #include "asv/write.hpp"
+#include "asv/env.hpp"
 #include "host/machine.hpp"
 
 namespace pitot::driver::run {
