@@ -201,7 +201,16 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
   compare::Report report;
   int done = 0;
   bool out_of_budget = false;
-  for (const int target : looks) {
+  auto undecided_count = [&] {
+    std::size_t n = 0;
+    for (const auto& names : undecided) n += names.size();
+    return n;
+  };
+  for (std::size_t look = 0; look < looks.size(); ++look) {
+    const int target = looks[look];
+    const double step_start = elapsed();
+    const int step_first = done;
+    const std::size_t step_points = undecided_count();
     for (; done < target && !interrupted(); ++done) {
       // ABBA: each side goes first in every other round, so a drift that grows through a round
       // weighs on both sides alike.
@@ -224,10 +233,15 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
           undecided[it->second.first].insert(it->second.second);
     const bool all_decided = std::all_of(undecided.begin(), undecided.end(), [](const auto& n) { return n.empty(); });
     if (all_decided || interrupted()) break;
-    // The next step costs about what the last ones did per process; stop before the budget runs out.
-    if (a.budget_seconds > 0 && elapsed() * (1 + 1.0 / done) > a.budget_seconds && target != looks.back()) {
-      out_of_budget = true;
-      break;
+    // The next step's cost, from this one's: its rounds at this step's cost per round and point,
+    // for the points still undecided. Stop before it would pass the budget.
+    if (a.budget_seconds > 0 && look + 1 < looks.size() && done > step_first && step_points > 0) {
+      const double per_round_point = (elapsed() - step_start) / (done - step_first) / static_cast<double>(step_points);
+      const double next = per_round_point * (looks[look + 1] - done) * static_cast<double>(undecided_count());
+      if (elapsed() + next > a.budget_seconds) {
+        out_of_budget = true;
+        break;
+      }
     }
   }
   progress.finish();
