@@ -346,6 +346,28 @@ TEST(ProfileTools, MissingToolIsNamed) {
   EXPECT_THROW(tool("cupti").find("", "/nonexistent/bin/pitot"), ToolError);
 }
 
+// The tracer is named by PITOT_CUPTI_TRACER (or its first name, PITOT_CUPTI_LIBRARY), never by
+// PITOT_CUPTI_LIB, which names NVIDIA's libcupti for the kernel clock.
+TEST(ProfileTools, CuptiTracerIsFoundByItsOwnVariable) {
+  const fs::path d = temp_dir("tracer");
+  const fs::path lib = d / "libpitot_cupti.so";
+  std::ofstream(lib) << "not a real library";
+  for (const char* name : {"PITOT_CUPTI_TRACER", "PITOT_CUPTI_LIBRARY"}) {
+    setenv(name, lib.c_str(), 1);
+    EXPECT_EQ(tool("cupti").find("", "/nonexistent/bin/pitot"), fs::absolute(lib)) << name;
+    unsetenv(name);
+  }
+  setenv("PITOT_CUPTI_LIB", lib.c_str(), 1);
+  try {
+    tool("cupti").find("", "/nonexistent/bin/pitot");
+    ADD_FAILURE() << "PITOT_CUPTI_LIB must not name the tracer";
+  } catch (const ToolError& e) {
+    EXPECT_NE(std::string(e.what()).find("PITOT_CUPTI_TRACER"), std::string::npos) << e.what();
+  }
+  unsetenv("PITOT_CUPTI_LIB");
+  fs::remove_all(d);
+}
+
 TEST(ProfileTools, VersionLineIsTheOneWithANumber) {
   EXPECT_EQ(version_from_output("NVIDIA (R) Nsight Compute Command Line Profiler\nCopyright (c) 2018\nVersion 2025.3.1.0 (build 1)\n"),
             "Version 2025.3.1.0 (build 1)");

@@ -1,4 +1,4 @@
-// pitot's own CUPTI tracer (src/cupti): no profiler process; the CUDA driver loads the library into
+// pitot's own CUPTI tracer (src/cupti_tracer): no profiler process; the CUDA driver loads the library into
 // the program. Each process writes a trace; they are merged into one Chrome trace, and the summary
 // is per point, read from it.
 #include <cstdlib>
@@ -26,12 +26,15 @@ class Cupti final : public Profiler {
   fs::path find(const std::string& tool_path, const fs::path& self) const override {
     if (!tool_path.empty()) return from_tool_path("cupti", kLibrary, tool_path, false);
     std::vector<fs::path> candidates;
-    if (const char* env = std::getenv("PITOT_CUPTI_LIBRARY"); env && *env) candidates.emplace_back(env);
+    // PITOT_CUPTI_TRACER: pitot's tracer. Not PITOT_CUPTI_LIB, which names NVIDIA's libcupti for
+    // the kernel clock; PITOT_CUPTI_LIBRARY, this variable's first name, is still read.
+    for (const char* name : {"PITOT_CUPTI_TRACER", "PITOT_CUPTI_LIBRARY"})
+      if (const char* env = std::getenv(name); env && *env) candidates.emplace_back(env);
     const fs::path dir = self.parent_path();
     candidates.push_back(dir / kLibrary);
     candidates.push_back(dir.parent_path() / "lib" / "pitot" / kLibrary);  // bin/pitot -> lib/pitot/
     candidates.push_back(dir.parent_path() / "lib" / kLibrary);
-    candidates.push_back(dir.parent_path() / "cupti" / kLibrary);  // build tree: src/driver/pitot -> src/cupti/
+    candidates.push_back(dir.parent_path() / "cupti_tracer" / kLibrary);  // build tree: src/driver/pitot -> src/cupti_tracer/
     std::error_code ec;
     for (const auto& c : candidates)
       if (fs::is_regular_file(c, ec)) return fs::absolute(c);
@@ -39,7 +42,7 @@ class Cupti final : public Profiler {
     for (const auto& c : candidates) looked += "\n  " + c.string();
     throw ToolError(std::string("cupti: pitot's CUPTI tracer (") + kLibrary +
                     ") was not found; it is built with the CUDA backend. "
-                    "Give its path with --tool-path or PITOT_CUPTI_LIBRARY. Looked in:" +
+                    "Give its path with --tool-path or PITOT_CUPTI_TRACER. Looked in:" +
                     looked);
   }
 
