@@ -19,8 +19,6 @@
 #include "core/protocol.hpp"
 #include "process/process.hpp"
 
-extern char** environ;
-
 namespace pitot::program {
 namespace {
 
@@ -31,10 +29,7 @@ constexpr const char* kReplicateVariable = "PITOT_REPLICATE_JSON";
 // so a Ctrl-C ends both.
 ExitStatus run_one(char** argv, const std::string& json_path) {
   SpawnSpec spec;
-  const std::string prefix = std::string(kReplicateVariable) + "=";
-  for (char** e = environ; *e; ++e)
-    if (std::strncmp(*e, prefix.c_str(), prefix.size()) != 0) spec.env.emplace_back(*e);
-  spec.env.push_back(prefix + json_path);
+  spec.env = child_environment({{kReplicateVariable, json_path}});
   // /proc/self/exe: the same binary, however it was started; a program run by an interpreter
   // (a Python file) names its own command instead, which replaces argv[0].
   spec.argv = self_command();
