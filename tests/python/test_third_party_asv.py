@@ -13,7 +13,9 @@ asv.conf.json:
   benchmark measured by both, the deterministic ones (track_, mem_) equal;
 - `asv publish` loads both, and its graphs (html/graphs/...) hold one line per benchmark with
   both commits on it, each value the one its results file holds;
-- neither run leaves a file in the checkout (setup_cache writes in a folder of its own).
+- neither run leaves a file in the checkout (setup_cache writes in a folder of its own); both
+  run as on a fresh machine, writing bytecode (PYTHONDONTWRITEBYTECODE unset), which the
+  project's .gitignore keeps out of `git status` as any Python project's does.
 
 Uses the helpers of test_asv_suite.py (asv 0.6.6 installed from PyPI when missing). Environment:
 PITOT_DRIVER.
@@ -82,12 +84,15 @@ class ThirdPartySuite(unittest.TestCase):
         shutil.copytree(SUITE, os.path.join(repo, "benchmark"), ignore=shutil.ignore_patterns("__pycache__"))
         with open(os.path.join(repo, "asv.conf.json"), "w") as f:
             json.dump(CONF, f, indent=4)
+        with open(os.path.join(repo, ".gitignore"), "w") as f:
+            f.write("__pycache__/\n")
         git(repo, "init", "-q")
         git(repo, "symbolic-ref", "HEAD", "refs/heads/main")
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", "one")
         cls.first = git(repo, "rev-parse", "HEAD")
         env = dict(os.environ, PITOT_PYTHON=sys.executable, HOME=os.path.join(cls.tmp, "home"))  # ~/.asv-machine.json
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # a fresh machine writes bytecode (CI's may not)
         os.makedirs(env["HOME"])
         cls.env = env
         asv = cls.asv = [sys.executable, "-m", "asv"]
