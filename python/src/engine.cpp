@@ -334,9 +334,9 @@ NB_MODULE(_engine, m) {
   m.def("main", &run_main, nb::arg("args"), nb::arg("self_command"), nb::arg("requirements"));
   // The CUDA version the module was built with ("" without CUDA), for the env of GPU benchmarks.
   m.def("cuda_version", [] {
-    const auto req = pitot::build_requirements();
-    const auto it = req.find("cuda");
-    return it == req.end() ? std::string() : it->second;
+    const auto found = pitot::found_toolkits();
+    const auto it = found.find("cuda");
+    return it == found.end() ? std::string() : it->second;
   });
   m.def("registered", [] {
     std::vector<std::string> names;

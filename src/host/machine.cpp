@@ -5,6 +5,7 @@
 
 #include <pitot/detail/registry.hpp>
 
+#include "core/backend.hpp"
 #include "core/text.hpp"
 #include "process/process.hpp"
 
@@ -228,13 +229,17 @@ std::map<std::string, std::string> build_requirements() {
 #endif
   }
   if (req["build_type"].empty()) req["build_type"] = "none";
-#if defined(PITOT_CUDA_VERSION)
-  req["cuda"] = PITOT_CUDA_VERSION;
-#endif
-#if defined(PITOT_HIP_VERSION)
-  req["hip"] = PITOT_HIP_VERSION;
-#endif
+  const DeviceBackend* backend = device_backend();
+  for (const auto& [k, v] : toolkits_used(backend ? backend->name : "", found_toolkits())) req[k] = v;
   return req;
+}
+
+std::map<std::string, std::string> toolkits_used(const std::string& backend, const std::map<std::string, std::string>& found) {
+  // Only the toolkit of the program's own backend: a CUDA program's env must not change when the
+  // HIP compiler is installed (nor a CPU program's when either is), or its history would split.
+  std::map<std::string, std::string> used;
+  if (const auto it = found.find(backend); it != found.end()) used.insert(*it);
+  return used;
 }
 
 }  // namespace pitot

@@ -47,9 +47,15 @@ std::optional<std::string> git_branch(const std::filesystem::path& dir);
 
 // What the build is made of, for asv's `requirements`: compiler ("gcc-12.2"), build_type
 // (in a program: its benchmarks' own, see build_type_name; else pitot's PITOT_BUILD_TYPE, else
-// from NDEBUG) and, when the
-// definition PITOT_CUDA_VERSION is set, cuda ("13.0").
+// from NDEBUG) and the toolkit of the program's device backend (toolkits_used): "cuda" ("13.0")
+// in a CUDA program, "hip" in a HIP one, neither in a CPU-only program or the driver.
 std::map<std::string, std::string> build_requirements();
+// The GPU toolkits the build found, {"cuda": "13.0", "hip": "6.2"} (the definitions
+// PITOT_CUDA_VERSION and PITOT_HIP_VERSION; host/toolkits.cpp).
+std::map<std::string, std::string> found_toolkits();
+// Of the `found` toolkits, the one a program whose device backend is `backend` ("cuda", "hip";
+// "" for none) uses: what its env and requirements name.
+std::map<std::string, std::string> toolkits_used(const std::string& backend, const std::map<std::string, std::string>& found);
 // Set by a program that is not a C++ build (the Python module): the requirements it reports
 // instead, e.g. {"python": "/venv/bin/python3", "python_version": "3.12"} plus the GPU backend its
 // benchmarks use. `python` is asv's interpreter parameter; `python_version` names the env only.
