@@ -52,11 +52,12 @@ namespace {
 
 // asv's matrix (0.6: {"req": {...}, "env": {...}, "env_nobuild": {...}}, or the older form where
 // every key is a requirement): each requirement's one version, or nullopt when a requirement has
-// several (several environments). A null version means "not installed": no param. Environment
-// variables name asv's env but are not params.
-std::optional<std::map<std::string, std::string>> matrix_requirements(const fs::path& file, const json& conf) {
+// several (several environments). A null version means "not installed": no param; an empty list
+// is asv's [""]. Environment variables name asv's env but are not params. `include` adds
+// environments, except to an existing one (asv run --python=same leaves it out).
+std::optional<std::map<std::string, std::string>> matrix_requirements(const fs::path& file, const json& conf, bool existing) {
   std::map<std::string, std::string> reqs;
-  if (conf.contains("include") && conf["include"].is_array() && !conf["include"].empty())
+  if (!existing && conf.contains("include") && conf["include"].is_array() && !conf["include"].empty())
     return std::nullopt;  // environments beyond the matrix
   if (!conf.contains("matrix") || conf["matrix"].is_null()) return reqs;
   const json& matrix = conf["matrix"];
@@ -66,7 +67,7 @@ std::optional<std::map<std::string, std::string>> matrix_requirements(const fs::
   const json& req = new_form ? matrix.value("req", json::object()) : matrix;
   if (!req.is_object()) throw AsvError(file.string() + ": the matrix's \"req\" is not an object");
   for (const auto& [name, versions] : req.items()) {
-    const json list = versions.is_array() ? versions : json::array({versions});
+    const json list = !versions.is_array() ? json::array({versions}) : versions.empty() ? json::array({""}) : versions;
     if (list.size() != 1) return std::nullopt;
     if (list[0].is_null()) continue;
     if (!list[0].is_string())
@@ -80,7 +81,16 @@ std::optional<std::map<std::string, std::string>> matrix_requirements(const fs::
 
 std::string take_asv_env_params(std::map<std::string, std::string>& requirements, const AsvEnvironments& envs) {
   const auto version = requirements.find("python_version");
-  if (version == requirements.end() || envs.type.empty() || envs.type == "existing") return "";
+  if (version == requirements.end() || envs.type.empty()) return "";
+  if (envs.type == "existing") {
+    // `asv run --python=same`, the way asv runs in the current interpreter, records the matrix's
+    // requirements beside the interpreter's path (asv 0.6.6; `-E existing:same` records none).
+    if (!envs.requirements)
+      return "asv.conf.json's matrix makes several environments and pitot runs in one interpreter: its rows start a "
+             "graph line of their own (a matrix of one version per requirement continues asv's)";
+    for (const auto& [name, v] : *envs.requirements) requirements.emplace(name, v);
+    return "";
+  }
   if (!envs.pythons.empty() &&
       std::find(envs.pythons.begin(), envs.pythons.end(), version->second) == envs.pythons.end())
     return "asv.conf.json makes " + envs.type + " environments for Python " + fmt::format("{}", fmt::join(envs.pythons, ", ")) +
@@ -109,7 +119,7 @@ AsvConfig read_asv_config(const fs::path& file) {
   if (j.contains("pythons") && j["pythons"].is_array())
     for (const auto& v : j["pythons"])
       if (v.is_string()) c.environments.pythons.push_back(v.get<std::string>());
-  c.environments.requirements = matrix_requirements(file, j);
+  c.environments.requirements = matrix_requirements(file, j, c.environments.type == "existing");
   return c;
 }
 

@@ -45,10 +45,10 @@ std::optional<AsvConfig> find_asv_config(const std::string& path);
 // A Python program's requirements (host/machine.hpp: "python" the interpreter's path,
 // "python_version") made the params asv gives the rows of an environment it makes itself
 // (virtualenv, conda, ...): "python" the version, and the matrix's requirements, so that an asv
-// history goes on in the same graphs. Nothing changes for a C++ program or an "existing"
-// environment (asv records the interpreter's path there too). Returns why the params stay
-// pitot's own when they cannot be asv's (a matrix of several environments, another Python
-// version), else "".
+// history goes on in the same graphs. For an "existing" environment the path stays (asv records
+// it too) and the matrix's requirements are added, as `asv run --python=same` records them.
+// Nothing changes for a C++ program. Returns why the params stay pitot's own when they cannot be
+// asv's (a matrix of several environments, another Python version), else "".
 std::string take_asv_env_params(std::map<std::string, std::string>& requirements, const AsvEnvironments& envs);
 
 // What `pitot init` puts in a new asv.conf.json (relative folders, as asv reads them).

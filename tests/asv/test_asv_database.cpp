@@ -113,8 +113,24 @@ TEST(AsvConfigEnvironments, APythonProgramTakesTheParamsAsvGivesItsEnvironment) 
   EXPECT_EQ(req.at("python"), "3.11");
   EXPECT_EQ(req.at("numpy"), "");
 
-  // Left as they are: an existing environment (asv records the path too), no environment_type,
-  // a C++ program.
+  // An existing environment keeps the interpreter's path and gains the matrix's requirements, as
+  // `asv run --python=same` records them (asv 0.6.6: "numpy": "" for both forms below, [] too;
+  // without them asv's graph path and pitot's differ: numpy-null). asv ignores `include` there.
+  for (const char* conf : {R"({"environment_type": "existing", "matrix": {"req": {"numpy": "", "pandas": [""], "six": []}}})",
+                           R"({"environment_type": "existing", "matrix": {"numpy": [""], "pandas": "", "six": [], "x": null},
+                               "include": [{"python": "3.11", "req": {"a": "1"}}]})"}) {
+    req = python;
+    EXPECT_EQ(take_asv_env_params(req, envs_of(conf)), "") << conf;
+    EXPECT_EQ(req, (std::map<std::string, std::string>{{"python", "/venv/bin/python3"}, {"python_version", "3.11"},
+                                                       {"numpy", ""}, {"pandas", ""}, {"six", ""}}))
+        << conf;
+  }
+  req = python;
+  EXPECT_NE(take_asv_env_params(req, envs_of(R"({"environment_type": "existing", "matrix": {"numpy": ["1", "2"]}})")), "");
+  EXPECT_EQ(req, python);
+
+  // Left as they are: an existing environment without a matrix (asv records the path too), no
+  // environment_type, a C++ program.
   for (const char* conf : {R"({"environment_type": "existing"})", "{}"}) {
     req = python;
     EXPECT_EQ(take_asv_env_params(req, envs_of(conf)), "") << conf;
