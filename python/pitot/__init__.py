@@ -30,12 +30,13 @@ docs/writing-benchmarks.md ("Python") has the whole of it.
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import signal
 import sys
 import traceback
 
-from . import _asv, _engine
+from . import _asv, _engine, _self_timed
 
 __all__ = ["benchmark", "pow2", "State", "main", "has_cuda", "register_asv"]
 
@@ -161,11 +162,25 @@ class State:
         pitot's stream; fn launches on it: it runs inside ``torch.cuda.stream(...)`` when torch is
         imported and inside CuPy's stream when CuPy is, and a fn taking one argument gets the
         stream's handle (a cudaStream_t as an int) for anything else."""
-        errors = []
         if self._bench.device in _GPU_DEVICES:
-            _reraising(errors, self._s.exec_device, _recording(errors, _launcher(fn, self._streams)))
+            self._exec_device(fn)
         else:
+            errors = []
             _reraising(errors, self._s.exec_cpu, _recording(errors, fn))
+
+    def _exec_device(self, fn) -> None:
+        """exec(fn) on the device clock, also for an asv method of a CPU benchmark that
+        `--self-timed device` moves there (pitot/_self_timed.py)."""
+        if not has_cuda and self._bench.device not in _GPU_DEVICES:
+            raise RuntimeError(f"--self-timed device: this pitot module was built without its CUDA backend, so "
+                               f"{self._bench.name} cannot be timed on the device clock (install pitot built "
+                               "with CUDA, or use --self-timed returned)")
+        errors = []
+        _reraising(errors, self._s.exec_device, _recording(errors, _launcher(fn, self._streams)))
+
+    def _set_info(self, key: str, value) -> None:
+        """One entry of the point's backend_info (the JSON report carries it)."""
+        self._s.set_info(str(key), json.dumps(value))
 
     def exec_manual(self, fn, *, warmup_time=-1.0, repeat=0) -> None:
         """The escape hatch: ``fn()`` runs one iteration and returns its own seconds; each
@@ -382,6 +397,21 @@ def main(argv=None, *, device=None, namespace=None, program=None):
     sys.exit(run(argv, program=program))
 
 
+def _self_timed_option(args):
+    """--self-timed MODE (pitot/_self_timed.py), taken out of the program's flags (given after the
+    file, or before it to `python -m pitot`, which puts it in _launch): (the mode given or None,
+    the other flags). A bad value is bad input: exit 2, as for the program's other flags."""
+    try:
+        given, rest = _self_timed.take_option(list(args))
+        given = given or _launch.get("self_timed")
+        if given:
+            _self_timed.set_mode(given)
+    except ValueError as e:
+        print(f"pitot: {e}", file=sys.stderr)
+        sys.exit(2)
+    return given, rest
+
+
 def _requirements() -> dict:
     """What this program's asv env is made of: the interpreter (asv's `python` parameter, the
     path as asv records an existing environment's, so an asv history run with --python=same goes
@@ -398,9 +428,12 @@ def run(argv=None, *, program=None) -> int:
     script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     if program is None:
         program = _launch.get("program") or os.path.splitext(os.path.basename(script))[0] or "python"
-    args = [program] + list(sys.argv[1:] if argv is None else argv)
+    given, rest = _self_timed_option(sys.argv[1:] if argv is None else argv)
+    args = [program] + rest
     # --processes K starts this program again as it was started, then the flags.
     self_command = _launch.get("self_command") or ([sys.executable, script] if script and os.path.isfile(script) else [])
+    if given:  # the engine does not know the flag: each process is given it again
+        self_command = self_command + [_self_timed.OPTION, given]
     # Ctrl-C ends the program as it ends a C++ one (Python's handler would wait for the engine).
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, signal.SIG_DFL)

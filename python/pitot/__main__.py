@@ -1,4 +1,4 @@
-"""python -m pitot [--root DIR] FILE.py [flags]: import a benchmark file as a module and run it as a
+"""python -m pitot [--root DIR] [--self-timed MODE] FILE.py [flags]: import a benchmark file as a module and run it as a
 pitot program, with the flags and exit codes of a C++ program. The file is imported, never run as
 __main__, so its `if __name__ == "__main__"` block (which may call anything) does not run; its
 asv benchmarks and @pitot.benchmark functions are registered.
@@ -15,8 +15,10 @@ import sys
 import traceback
 
 import pitot
+from pitot import _self_timed
 
-USAGE = "usage: python -m pitot [--root DIR] FILE.py [program flags: --list, --filter, --json, --asv-dir, ...]"
+USAGE = ("usage: python -m pitot [--root DIR] [--self-timed returned|device] FILE.py "
+         "[program flags: --list, --filter, --json, --asv-dir, ...]")
 
 
 def fail(message: str) -> None:
@@ -73,12 +75,19 @@ def import_file(path: str, root, name):
 def _main() -> None:
     args = sys.argv[1:]
     root = None
-    if args[:1] == ["--root"]:
+    # The launcher's options, before the file (`pitot run` starts Python programs this way).
+    while args[:1] in (["--root"], ["--self-timed"]):
         if len(args) < 2:
             fail(USAGE)
-        root = os.path.abspath(args[1])
-        if not os.path.isdir(root):
-            fail(f"--root {args[1]}: no such folder")
+        if args[0] == "--self-timed":
+            problem = _self_timed.mode_problem(args[1])
+            if problem:
+                fail(problem)
+            pitot._launch["self_timed"] = args[1]
+        else:
+            root = os.path.abspath(args[1])
+            if not os.path.isdir(root):
+                fail(f"--root {args[1]}: no such folder")
         args = args[2:]
     if not args or args[0] in ("-h", "--help"):
         print(USAGE, file=sys.stderr if not args else sys.stdout)

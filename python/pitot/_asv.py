@@ -29,6 +29,8 @@ import textwrap
 import time
 from collections import Counter
 
+from . import _self_timed
+
 # asv_runner's kinds, in the order it tries them (its benchmark modules, sorted by name).
 KINDS = [
     ("mem", re.compile("^(Mem[A-Z_].+)|(mem_.+)$")),
@@ -390,76 +392,35 @@ def _timing_knobs(sources):
 
 def _time(b, state, func, sources, args):
     """time_*: pitot's device clock when the class opts in (pitot_device = "cuda"); the returned
-    number when the function measured itself; else pitot's host clock (asv's number, repeat,
-    sample_time and warmup_time where set)."""
+    number when the function measured itself, or pitot's device clock for a method that read
+    CUDA events under `--self-timed device` (_self_timed.py); else pitot's host clock (asv's
+    number, repeat, sample_time and warmup_time where set). The point's backend_info says which
+    convention timed it ("convention") and whether its method reads CUDA events ("self_timed")."""
     suffix = b.attr_name[len("time_"):] if b.attr_name.startswith("time_") else b.attr_name
     work = first_attr(sources[1:], "work_" + suffix)
     for counter, n in counters(work(*args) if callable(work) else None).items():
         getattr(state, "add_" + counter)(n)
     knobs = _timing_knobs(sources)
     if state.device in ("cuda", "gpu"):
+        convention, events = "device", False
+    else:
+        convention, events = _self_timed.decide(b.name, lambda: func(*args),
+                                                first_attr(sources, "pitot_returns_seconds"), time.perf_counter)
+    state._set_info("convention", convention)
+    if events:
+        state._set_info("self_timed", "cuda-events")
+    if convention == "device":
         skip = first_attr(sources, "pitot_skip_waits", True)
-        with host_waits_skipped() if skip else contextlib.nullcontext():
-            state.exec(lambda: func(*args))
-        return
-    returns = first_attr(sources, "pitot_returns_seconds")
-    if returns is None:
-        # One call decides: a number in (0, the call's own wall time] is a time the function
-        # measured inside itself (events around its work); anything else is asv's usual None.
-        start = time.perf_counter()
-        value = func(*args)
-        wall = time.perf_counter() - start
-        returns = (isinstance(value, (int, float)) and not isinstance(value, bool)
-                   and 0 < value <= wall)
-    if returns:
+        with _self_timed.host_waits_skipped() if skip else contextlib.nullcontext():
+            state._exec_device(lambda: func(*args))
+    elif convention == "returned-seconds":
         state.exec_manual(lambda: func(*args), warmup_time=knobs["warmup_time"], repeat=knobs["repeat"])
     else:
         state.exec_cpu(lambda: func(*args), **knobs)
 
 
-# What a self-timed method waits on (the seed suite's style: events around the work, then wait and
-# read them). Under pitot's device clock these waits would stop the launches from queueing behind
-# pitot's blocking kernel, so the point would lose the kernel clock and hold the host's launch
-# latency; the returned seconds are ignored there anyway. (module, attribute path, stand-in)
-_WAITS = [
-    ("torch", "cuda.Event.synchronize", lambda self: None),
-    ("torch", "cuda.Event.elapsed_time", lambda self, end: 0.0),
-    ("torch", "cuda.Event.query", lambda self: True),
-    ("torch", "cuda.Stream.synchronize", lambda self: None),
-    ("torch", "cuda.synchronize", lambda device=None: None),
-    ("cupy", "cuda.Event.synchronize", lambda self: None),
-    ("cupy", "cuda.Stream.synchronize", lambda self: None),
-    ("cupy", "cuda.get_elapsed_time", lambda start, end: 0.0),
-    ("cupy", "cuda.Device.synchronize", lambda self: None),
-]
-
-
-@contextlib.contextmanager
-def host_waits_skipped():
-    """Within the block, the waits of _WAITS return at once (of the modules already imported; a
-    type that cannot be patched keeps its wait). Restored afterwards."""
-    saved = []
-    try:
-        for module_name, path, stand_in in _WAITS:
-            owner = sys.modules.get(module_name)
-            *parents, attr = path.split(".")
-            for part in parents:
-                owner = getattr(owner, part, None)
-            if owner is None or not hasattr(owner, attr):
-                continue
-            original = owner.__dict__.get(attr) if isinstance(owner, type) else getattr(owner, attr)
-            try:
-                setattr(owner, attr, stand_in)
-            except (TypeError, AttributeError):  # an extension type: its wait stays
-                continue
-            saved.append((owner, attr, original))
-        yield
-    finally:
-        for owner, attr, original in reversed(saved):
-            if original is None:
-                delattr(owner, attr)  # it was inherited: the base's method shows again
-            else:
-                setattr(owner, attr, original)
+# Kept here by name for the code and tests that reach it through this module.
+host_waits_skipped = _self_timed.host_waits_skipped
 
 
 def counters(work) -> dict:

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <pitot/pitot.hpp>
+#include <pitot/detail/backend_info.hpp>
 #include <pitot/detail/registry.hpp>
 #if defined(PITOT_PYTHON_CUDA)
 #include <pitot/cuda.hpp>  // registers the CUDA backend when the module loads
@@ -329,7 +330,12 @@ NB_MODULE(_engine, m) {
            nb::arg("warmup_time") = -1.0, nb::arg("repeat") = 0)
       .def("exec_manual", &exec_manual, nb::arg("fn"), nb::arg("warmup_time") = -1.0, nb::arg("repeat") = 0)
       .def("exec_value", &exec_value)
-      .def("exec_device", &exec_device);
+      .def("exec_device", &exec_device)
+      // One entry of the point's backend_info, its value as JSON text (which convention timed
+      // an asv time_* method: python/pitot/_self_timed.py).
+      .def("set_info", [](pitot::State& state, const std::string& key, const std::string& json_value) {
+        pitot::detail::set_backend_info(state, key, json_value);
+      });
   m.def("register_benchmark", &register_benchmark);
   m.def("main", &run_main, nb::arg("args"), nb::arg("self_command"), nb::arg("requirements"));
   // The CUDA version the module was built with ("" without CUDA), for the env of GPU benchmarks.

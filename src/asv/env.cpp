@@ -32,10 +32,15 @@ std::vector<std::pair<std::string, std::vector<PointResult>>> split_by_clock(con
   std::size_t kernel = 0, events = 0;
   for (const auto& p : points) (clock_of(p) == "kernel" ? kernel : events) += clock_of(p).empty() ? 0 : 1;
   const bool unnamed_kernel = kernel > events;
-  std::vector<PointResult> by_kernel, by_events;
+  auto switched = [](const PointResult& p) {
+    const auto c = p.backend_info.find("convention");
+    return p.backend_info.contains("self_timed") && c != p.backend_info.end() && *c == "device";
+  };
+  std::vector<PointResult> by_kernel, by_events, by_switched;
   for (const auto& p : points) {
     const std::string c = clock_of(p);
-    ((c.empty() ? unnamed_kernel : c == "kernel") ? by_kernel : by_events).push_back(p);
+    if ((c.empty() ? unnamed_kernel : c == "kernel")) by_kernel.push_back(p);
+    else (switched(p) ? by_switched : by_events).push_back(p);
   }
   std::vector<std::pair<std::string, std::vector<PointResult>>> out;
   if (!suffix) {
@@ -44,6 +49,7 @@ std::vector<std::pair<std::string, std::vector<PointResult>>> split_by_clock(con
   }
   if (!by_events.empty()) out.emplace_back(env, std::move(by_events));
   if (!by_kernel.empty()) out.emplace_back(env + kKernelClockEnvSuffix, std::move(by_kernel));
+  if (!by_switched.empty()) out.emplace_back(env + kSelfTimedDeviceEnvSuffix, std::move(by_switched));
   return out;
 }
 

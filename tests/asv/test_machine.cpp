@@ -125,6 +125,36 @@ TEST(EnvName, KernelClockRowsGetTheirOwnEnv) {
   EXPECT_EQ(groups[0].second.size(), 2u);
 }
 
+// A self-timed Python method moved to the device clock by --self-timed device (its backend_info
+// says so) leaves its returned seconds' env: events rows to -devclock, kernel rows to -kclock.
+// The same method timed by its returned seconds, and a class opted in with pitot_device (no
+// "self_timed"), keep the plain env.
+TEST(EnvName, SelfTimedRowsOnTheDeviceClockGetTheirOwnEnv) {
+  auto point = [](const char* name, const char* clock, const char* convention, bool self_timed) {
+    PointResult p;
+    p.name = name;
+    if (*clock) p.backend_info["clock"] = clock;
+    p.backend_info["convention"] = convention;
+    if (self_timed) p.backend_info["self_timed"] = "cuda-events";
+    return p;
+  };
+  auto groups = split_by_clock("env", {point("switched", "events", "device", true),
+                                       point("returned", "", "returned-seconds", true),
+                                       point("opted_in", "events", "device", false),
+                                       point("switched_kernel", "kernel", "device", true)});
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0].first, "env");
+  ASSERT_EQ(groups[0].second.size(), 2u);
+  EXPECT_EQ(groups[0].second[0].name, "returned");
+  EXPECT_EQ(groups[0].second[1].name, "opted_in");
+  EXPECT_EQ(groups[1].first, std::string("env") + kKernelClockEnvSuffix);
+  EXPECT_EQ(groups[2].first, std::string("env") + kSelfTimedDeviceEnvSuffix);
+  ASSERT_EQ(groups[2].second.size(), 1u);
+  EXPECT_EQ(groups[2].second[0].name, "switched");
+  // A user's --env is kept as given.
+  EXPECT_EQ(split_by_clock("mine", {point("switched", "events", "device", true)}, false)[0].first, "mine");
+}
+
 TEST(GitCommit, HashAndAuthorDateOfAThrowawayRepo) {
   fs::path repo = fs::temp_directory_path() / ("pitot-git-test-" + std::to_string(::getpid()));
   fs::remove_all(repo);

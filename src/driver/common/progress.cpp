@@ -84,6 +84,26 @@ void Progress::running(const std::string& where, const std::string& point) {
   draw_locked();
 }
 
+namespace {
+
+// What a Python method that times itself with CUDA events (python/pitot/_self_timed.py, which
+// records it in backend_info) means for its numbers, once per benchmark: its program said so on
+// its own stderr, which pitot run keeps.
+std::string self_timed_note(const std::string& where, const PointResult& p) {
+  const auto convention = p.backend_info.find("convention");
+  if (convention != p.backend_info.end() && *convention == "device")
+    return "pitot: note: " + where + ": " + p.benchmark +
+           " times itself with CUDA events: timed on pitot's device clock (--self-timed device), its returned "
+           "seconds ignored; its rows go to an env of their own (-kclock or -devclock), a new graph line";
+  return "pitot: note: " + where + ": " + p.benchmark +
+         " times itself with CUDA events: its samples are its returned seconds, which carry the host's noise "
+         "between processes; --self-timed device (or \"pitot_self_timed\": \"device\" in asv.conf.json) times it "
+         "on pitot's device clock instead, in an env of its own: a new graph line, as the values step "
+         "(docs/writing-benchmarks.md, \"Self-timed methods\")";
+}
+
+}  // namespace
+
 void Progress::done(const std::string& where, const PointResult& p) {
   std::lock_guard lock(mutex_);
   ++finished_;
@@ -95,6 +115,11 @@ void Progress::done(const std::string& where, const PointResult& p) {
            : p.status == PointStatus::Skipped     ? "skipped"
                                                   : "FAILED";
   if (!out_) return;
+  if (p.backend_info.contains("self_timed") && self_timed_seen_.insert(where + "\n" + p.benchmark).second) {
+    flush_other_skips_locked("");
+    clear_locked();
+    std::fprintf(out_, "%s\n", self_timed_note(where, p).c_str());
+  }
   if (live_) {
     if (p.status == PointStatus::Failed) {
       clear_locked();

@@ -57,6 +57,7 @@ class Progress {
   std::string where_, point_;
   std::string value_;  // the last finished point's median (or "skipped"), shown after its name
   std::set<std::string> skip_reasons_seen_;  // "where\nreason" already printed in plain mode
+  std::set<std::string> self_timed_seen_;    // "where\nbenchmark" whose self-timing was noted
   std::map<std::string, SkipRun> skip_runs_;  // held in plain mode, by where
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_draw_{};

@@ -2,6 +2,10 @@
 # Issue 22 on a CUDA machine with torch (by hand, not in CI): the seed suite's style (time_*
 # returns the seconds its events read) and the same class opted in to pitot's device clock, beside
 # pitot's own torch GEMM (bench_torch_gemm) and a plain events loop, 3 processes each.
+# Issue 32: the seed-style GEMM (M=2048 forward) and norms (LayerNorm, RMSNorm forward+backward,
+# 8192 tokens, hidden 4096 and 8192) in 3 processes under the files' own driver convention (median
+# of 20 after 10 warm-ups, own_driver.py), pitot's default (returned seconds) and
+# `--self-timed device`: one table of medians and spreads of process medians, in issue32.txt.
 # Builds the module from this tree (needs .carry/usr from lab/python/carry.sh and the
 # machine's scikit-build-core and nanobind). usage: tests/python/device/seed_style.sh OUT_DIR
 set -uo pipefail
@@ -37,6 +41,15 @@ step opted-in 180 python3 -m pitot bench_seed_gemm.py --processes 3 --filter '^S
 step torch-gemm 120 python3 "$root/benchmarks/python/bench_torch_gemm.py" --processes 3 \
   --filter '^gemm_bf16\[model=llama3\.1-8b,tp=1,layer=gate_up,M=2048,pass=fwd\]' --json "$out/torch-gemm.json"
 for i in 1 2 3; do step "events-loop-$i" 60 python3 events_loop.py; done
+# Issue 32's three conventions, 3 processes each.
+for i in 1 2 3; do step "own-driver-$i" 300 python3 own_driver.py; done
+for f in gemm norm; do
+  filter=$([ $f = gemm ] && echo '^SeedGemm\.' || echo '^SeedNorm\.')
+  step "default-$f" 600 python3 -m pitot "bench_seed_$f.py" --processes 3 --filter "$filter" --json "$out/default-$f.json"
+  step "switch-$f" 600 python3 -m pitot --self-timed device "bench_seed_$f.py" --processes 3 --filter "$filter" \
+    --json "$out/switch-$f.json"
+done
+python3 "$here/seed_table.py" "$out" > "$out/issue32.txt" 2>&1
 python3 - "$out" > "$out/summary.txt" 2>&1 <<'PY'
 import json, os, statistics, sys
 out = sys.argv[1]
@@ -61,4 +74,4 @@ print(f"returned / events loop: {rows['returned']['stats']['median'] / ref:.4f} 
 print(f"opted-in / bench_torch_gemm: {rows['opted-in']['stats']['median'] / rows['torch-gemm']['stats']['median']:.4f}"
       "  (issue: within 1% of the kernel clock)")
 PY
-cat "$out/summary.txt"
+cat "$out/summary.txt" "$out/issue32.txt"
