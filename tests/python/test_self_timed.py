@@ -182,7 +182,7 @@ class Driver(unittest.TestCase):
         self.assertIn("--self-timed", p.stderr)
         p, _ = self.run_suite(config_value="kernel", check_rc=2)
         self.assertIn('"pitot_self_timed"', p.stderr)
-        self.assertIn("returned or device", p.stderr)
+        self.assertIn("give \"returned\"", p.stderr)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@
 #include "driver/common/child.hpp"
 #include "driver/common/command.hpp"
 #include "driver/common/files.hpp"
+#include "driver/run/self_timed.hpp"
 #include "program/cli_hints.hpp"
 
 namespace fs = std::filesystem;
@@ -85,8 +86,10 @@ std::vector<ProgramInfo> list_programs(const RunOptions& o) {
   std::vector<std::string> list_args;
   for (const auto& a : o.axes) list_args.insert(list_args.end(), {"--axis", a});
   if (!o.filter.empty()) list_args.insert(list_args.end(), {"--filter", o.filter});
+  const std::string self_timed = self_timed_mode(o.self_timed, self_timed_config(o.inputs, o.config));
   std::vector<ProgramInfo> programs;
-  for (const auto& r : find_programs(o.inputs, o.build_dir)) programs.push_back(list_program(r, list_args));
+  for (const auto& r : find_programs(o.inputs, o.build_dir))
+    programs.push_back(list_program(with_self_timed(r, self_timed), list_args));
   return programs;
 }
 
@@ -230,6 +233,7 @@ void add_program_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o) {
   cli::add_clock_option(
       *cmd, [o](GpuClock c) { o->clock = c; }, passed);
   add_knobs(false);
+  add_self_timed_option(cmd, o->self_timed);
 }
 
 void add_database_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o) {

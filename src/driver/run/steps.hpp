@@ -51,6 +51,7 @@ struct RunOptions {
   std::map<std::string, std::string> passthrough;  // engine knobs for the programs, checked as they check them
   std::optional<Timing> timing;                    // --timing and --clock, for the programs
   std::optional<GpuClock> clock;
+  std::string self_timed;  // --self-timed for the Python programs ("": asv.conf.json's, else theirs)
 };
 
 // What every worker shares: the database, the results so far, the progress display.
