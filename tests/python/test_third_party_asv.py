@@ -9,8 +9,10 @@ asv.conf.json:
 - the benchmarks, their params, versions, types, units and code are asv_runner's own
   (`python -m pitot --list --json` of each module beside asv's discovery);
 - the real asv 0.6.6 (`asv run --python=same --quick`) records the first commit, `pitot run
-  asv.conf.json` the second: the same keys, params and versions in both results files, every
-  benchmark measured by both, the deterministic ones (track_, mem_) equal;
+  asv.conf.json` the second, with no flag (issue 32: the machine asv recorded in
+  ~/.asv-machine.json, and the config's matrix requirements in the params): the same keys,
+  params and versions in both results files, every benchmark measured by both, the
+  deterministic ones (track_, mem_) equal;
 - `asv publish` loads both, and its graphs (html/graphs/...) hold one line per benchmark with
   both commits on it, each value the one its results file holds;
 - neither run leaves a file in the checkout (setup_cache writes in a folder of its own); both
@@ -46,6 +48,9 @@ CONF = {
     "benchmark_dir": "benchmark",
     "results_dir": "results",
     "html_dir": "html",
+    # asv run --python=same records these in its rows' params ("numpy": ""); pitot's rows must too,
+    # or asv's graph path and pitot's differ (numpy-null). Neither installs them.
+    "matrix": {"req": {"numpy": "", "pandas": ""}},
 }
 # What the vendored suite holds: 35 benchmarks of the five kinds (README.md says what was left out).
 KINDS = {"time": 11, "timeraw": 3, "track": 18, "mem": 2, "peakmem": 1}
@@ -105,7 +110,8 @@ class ThirdPartySuite(unittest.TestCase):
         git(repo, "add", "README")
         git(repo, "commit", "-q", "-m", "two")
         cls.second = git(repo, "rev-parse", "HEAD")
-        cls.pitot = run([cls.driver, "run", "asv.conf.json", "--machine", cls.machine, *FAST, "--progress", "plain",
+        # No --machine: pitot continues the machine asv recorded in ~/.asv-machine.json.
+        cls.pitot = run([cls.driver, "run", "asv.conf.json", *FAST, "--progress", "plain",
                          "--json", os.path.join(cls.tmp, "run.json")], cwd=repo, env=env)
         cls.after_pitot = git(repo, "status", "--porcelain", "--untracked-files=all")
 
@@ -158,6 +164,8 @@ class ThirdPartySuite(unittest.TestCase):
         self.assertEqual(sorted(asv_run["results"]), names)
         self.assertEqual(sorted(pitot_run["results"]), names)
         self.assertEqual(pitot_run["params"], asv_run["params"])  # one graph line, not two
+        self.assertEqual((asv_run["params"]["numpy"], asv_run["params"]["os"]), ("", load(
+            os.path.join(self.env["HOME"], ".asv-machine.json"))[self.machine]["os"]))  # the matrix; asv's own os
         self.assertEqual(pitot_run["result_columns"][:3], asv_run["result_columns"][:3])
         for name, row in asv_run["results"].items():
             self.assertEqual(pitot_run["results"][name][1:3], row[1:3], name)  # params and version

@@ -1,5 +1,13 @@
 #include "driver/common/database.hpp"
 
+#include <pwd.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
 #include "core/bounded_json.hpp"
 #include "driver/common/files.hpp"
 #include "driver/common/manifest.hpp"
@@ -20,7 +28,90 @@ CommitInfo resolve_commit(const std::string& commit, const fs::path& repo) {
                    " (asv publish needs the commit in the repository named by asv.conf.json)");
 }
 
+std::optional<AsvMachine> asv_machine_named(const json& machine_file, const std::string& name) {
+  if (!machine_file.is_object()) return std::nullopt;
+  for (const auto& [key, entry] : machine_file.items()) {
+    if (key == "version" || !entry.is_object()) continue;
+    // asv names the machine by the entry's "machine", which `asv machine` sets to the key.
+    const std::string entry_name = entry.contains("machine") && entry["machine"].is_string() ? entry["machine"].get<std::string>() : key;
+    if (entry_name != name) continue;
+    AsvMachine m{entry_name, {}};
+    for (const auto& [k, v] : entry.items())
+      if (k != "machine" && k != "version" && !v.is_null() && !v.is_object() && !v.is_array())
+        m.facts[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    return m;
+  }
+  return std::nullopt;
+}
+
+std::optional<AsvMachine> choose_asv_machine(const json& machine_file, const std::string& host, std::string& note) {
+  if (!machine_file.is_object()) return std::nullopt;
+  std::vector<std::string> names;
+  for (const auto& [key, entry] : machine_file.items())
+    if (key != "version" && entry.is_object())
+      names.push_back(entry.contains("machine") && entry["machine"].is_string() ? entry["machine"].get<std::string>() : key);
+  if (const auto own = asv_machine_named(machine_file, host)) return own;
+  if (names.size() == 1) return asv_machine_named(machine_file, names.front());
+  if (names.size() > 1) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    note = "~/.asv-machine.json records the machines " + list + ", none named after this host (" + host +
+           "): pitot names the machine itself; pass --machine NAME to continue one of them";
+  }
+  return std::nullopt;
+}
+
+fs::path asv_machine_file_path() {
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || *home == '\0') {
+    const passwd* pw = getpwuid(getuid());
+    home = pw != nullptr ? pw->pw_dir : nullptr;
+  }
+  return home == nullptr ? fs::path() : fs::path(home) / ".asv-machine.json";
+}
+
+namespace {
+
+// asv's machine file, or null when there is none; a file pitot cannot read is said in `note`.
+json read_asv_machine_file(std::string& note) {
+  const fs::path path = asv_machine_file_path();
+  std::error_code ec;
+  if (path.empty() || !fs::exists(path, ec)) return nullptr;
+  try {
+    return parse_json_bounded(read_text_file(path));
+  } catch (const std::exception& e) {
+    note = "cannot read asv's machine file " + path.string() + " (" + e.what() + "): pitot names the machine itself";
+    return nullptr;
+  }
+}
+
+void say_once(const std::string& note) {
+  static std::set<std::string> said;
+  if (!note.empty() && said.insert(note).second) std::fprintf(stderr, "pitot: note: %s\n", note.c_str());
+}
+
+std::string host_name() {
+  struct utsname u {};
+  return uname(&u) == 0 ? u.nodename : "";
+}
+
+}  // namespace
+
 void fill_machine(AsvRun& run, const std::string& machine_option, const json& device) {
+  std::string note;
+  const json machine_file = read_asv_machine_file(note);
+  const std::optional<AsvMachine> asv = machine_option.empty() ? choose_asv_machine(machine_file, host_name(), note)
+                                                               : asv_machine_named(machine_file, machine_option);
+  say_once(note);
+  if (asv) {
+    run.machine_facts = asv->facts;
+    try {
+      run.machine = checked_name("machine", asv->name);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(std::string(e.what()) + " (the name ~/.asv-machine.json gives; choose another with --machine)");
+    }
+    return;
+  }
   run.machine_facts = host_facts();
   if (device.is_object()) {
     for (const auto& [k, v] : device.items()) {
