@@ -34,6 +34,13 @@ inline constexpr const char* kResultFdVariable = "PITOT_RESULT_FD";
 // The fd number the driver gives that channel in the child.
 inline constexpr int kResultFd = 3;
 
+// The bytes every C++ benchmark program carries in its file (src/program/entry.cpp, beside
+// main()): `pitot run FOLDER` runs only the executables of a folder that hold them, HEAD then
+// TAIL, side by side. Two halves, so that the driver, which must not pass for a program, never
+// holds the whole marker (it joins them at run time).
+#define PITOT_PROGRAM_MARKER_HEAD "pitot-benchmark-program:"
+#define PITOT_PROGRAM_MARKER_TAIL "main-of-pitot_main/1"
+
 // ---- `PROGRAM --list --json` -------------------------------------------------------------
 
 // One point of the listing: ids number the points of all benchmarks in declaration order,

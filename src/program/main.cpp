@@ -401,5 +401,3 @@ int program_main(int argc, char** argv) {
 }
 
 }  // namespace pitot
-
-int main(int argc, char** argv) { return pitot::program_main(argc, argv); }

@@ -22,6 +22,7 @@
 #define MODE_BAD_BYTES 10   // bytes that are not UTF-8 on stderr and on the result channel
 #define MODE_SETUP_HANG 11  // a second benchmark with .timeout(3) that hangs in its setup
 #define MODE_BIG_LINE 12    // a 300 MiB result line
+#define MODE_LIST_CRASH 13  // dies at start when listed (a broken program: pitot run runs the others)
 
 namespace {
 
@@ -30,6 +31,16 @@ namespace {
 const bool crash_at_start = [] {
   if (std::getenv("PITOT_RESULT_FD")) std::abort();
   return true;
+}();
+#endif
+
+#if DRIVER_TEST_MODE == MODE_LIST_CRASH
+// Dies while starting whenever it is listed (no result channel), as a program missing a library would.
+const bool crash_when_listed = [] {
+  if (std::getenv("PITOT_RESULT_FD")) return true;
+  std::fputs("drv_list_crash: cannot start: libmissing.so.1 not found\n", stderr);
+  std::fflush(stderr);
+  std::abort();
 }();
 #endif
 

@@ -2,7 +2,7 @@
 """End-to-end tests of `pitot run` with programs that misbehave (see misbehave.cpp).
 
 usage: test_driver.py CASE PITOT PROGRAMS_DIR [ASV_CHECK]
-CASE: misbehaving | interrupt | concurrent | tools | first_contact | faults | envs | asv
+CASE: misbehaving | interrupt | concurrent | tools | first_contact | faults | envs | programs | asv
 Each case works in a fresh temporary git repository with `pitot init`'s asv.conf.json.
 """
 import atexit
@@ -520,6 +520,88 @@ print(json.dumps(answer))
           f"--env still picks one env ({r.returncode}: {r.stdout[-500:]}{r.stderr[-300:]})")
 
 
+def case_programs():
+    """Issue 32: a folder of programs runs only pitot programs (a shared library, a script and an
+    ELF executable of another kind beside them are skipped, named in one note), and a program that
+    cannot be listed costs only its own points (named on stderr and in --json, exit 1)."""
+    repo = make_repo()
+    folder = os.path.join(repo, "bin")
+    os.makedirs(folder)
+    for name in ("ok", "list_crash"):
+        shutil.copy2(prog(name), folder)
+    shutil.copy2(PITOT, os.path.join(folder, "tool"))  # an ELF executable, not a benchmark program
+    with open(os.path.join(folder, "run.sh"), "w") as f:
+        f.write("#!/bin/sh\necho 'not a benchmark'\n")
+    os.chmod(os.path.join(folder, "run.sh"), 0o755)
+    # A shared library, executable as a build folder's often are.
+    with open(os.path.join(repo, "x.c"), "w") as f:
+        f.write("int x(void) { return 1; }\n")
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("c++")
+    subprocess.run([cc, "-shared", "-fPIC", "-o", os.path.join(folder, "libx.so"), os.path.join(repo, "x.c")], check=True)
+    os.chmod(os.path.join(folder, "libx.so"), 0o755)
+    skipped = [os.path.join("bin", n) for n in ("libx.so", "run.sh", "tool")]
+
+    out = os.path.join(repo, "folder.json")
+    r = pitot(["run", "bin", "--machine", "testbox", "--json", out] + FAST, repo, timeout=120)
+    print(f"--- run of the folder: exit {r.returncode}\n{r.stdout[-1500:]}{r.stderr[-1500:]}", flush=True)
+    check(r.returncode == 1, f"a folder with a broken program: exit 1 (got {r.returncode})")
+    notes = [line for line in r.stderr.splitlines() if "not pitot programs" in line]
+    check(len(notes) == 1 and "skipped 3 files" in notes[0] and all(n in notes[0] for n in skipped)
+          and "drv_ok" not in notes[0], f"one note names the 3 files skipped: {notes}")
+    with open(out) as f:
+        doc = json.load(f)
+    check({p["program"] for p in doc["points"]} == {"drv_ok"} and all(p["status"] == "ok" for p in doc["points"])
+          and len(doc["points"]) == 5, f"only drv_ok's points ran, all ok: {[p['program'] for p in doc['points']]}")
+    failed = doc.get("programs_failed", [])
+    check(len(failed) == 1 and failed[0]["program"] == "drv_list_crash"
+          and failed[0]["path"] == os.path.join("bin", "drv_list_crash")
+          and "libmissing.so.1 not found" in failed[0]["reason"] and "SIGABRT" in failed[0]["reason"],
+          f"--json names the program that could not be listed, its path and reason: {failed}")
+    said = [line for line in r.stderr.splitlines() if "FAILED" in line]
+    check(len(said) == 1 and "drv_list_crash" in said[0], f"stderr names the broken program once: {said}")
+    check("could not be listed" in r.stdout and "drv_list_crash" in r.stdout, f"the summary names it: {r.stdout[-500:]}")
+    values = row_results(repo, "drv_ok")
+    check(values is not None and all(isinstance(v, float) and math.isfinite(v) for v in values),
+          f"drv_ok's rows are in the database: {values}")
+
+    # pitot list reports the broken program, lists the others, exit 1; the note again.
+    r = pitot(["list", "--json", "bin"], repo, timeout=60)
+    doc = json.loads(r.stdout or "{}")
+    check(r.returncode == 1 and [p["program"] for p in doc.get("programs", [])] == ["drv_ok"]
+          and [p["program"] for p in doc.get("programs_failed", [])] == ["drv_list_crash"]
+          and "drv_list_crash" in r.stderr and "skipped 3 files" in r.stderr,
+          f"list --json of the folder: exit 1, the good program, the broken one ({r.returncode}: {r.stderr[-400:]})")
+    # Every program broken: nothing can run, an input error (exit 2) with the program's words.
+    r = pitot(["run", prog("list_crash"), "--machine", "testbox"] + FAST, repo, timeout=60)
+    check(r.returncode == 2 and "libmissing.so.1 not found" in r.stderr, f"only a broken program: exit 2 ({r.returncode}: {r.stderr[-300:]})")
+    # A folder of no pitot program at all: exit 2, saying so.
+    os.remove(os.path.join(folder, "drv_ok"))
+    os.remove(os.path.join(folder, "drv_list_crash"))
+    r = pitot(["run", "bin", "--no-asv"] + FAST, repo, timeout=60)
+    check(r.returncode == 2 and "holds no pitot program" in r.stderr, f"a folder without programs: exit 2 ({r.returncode}: {r.stderr[-300:]})")
+    # A program named on the command line runs as before, marker or not (a wrapper script).
+    wrapper = os.path.join(repo, "wrapped")
+    with open(wrapper, "w") as f:
+        f.write(f"#!/bin/sh\nexec {prog('ok')} \"$@\"\n")
+    os.chmod(wrapper, 0o755)
+    r = pitot(["run", wrapper, "--no-asv"] + FAST, repo, timeout=60)
+    check(r.returncode == 0, f"a wrapper script named on the command line runs ({r.returncode}: {r.stderr[-300:]})")
+
+    # pitot ab: a head program that cannot be listed does not stop the comparison; exit 1.
+    for side, names in (("base", ["ok"]), ("head", ["ok", "list_crash"])):
+        os.makedirs(os.path.join(repo, side))
+        for name in names:
+            shutil.copy2(prog(name), os.path.join(repo, side))
+    r = pitot(["ab", "base", "head", "--processes", "2", "--max-processes", "2", "--json-dir", "ab"] + FAST, repo, timeout=240)
+    print(f"--- ab: exit {r.returncode}\n{r.stdout[-800:]}{r.stderr[-800:]}", flush=True)
+    check(r.returncode == 1 and "drv_ok.work" in r.stdout and "drv_list_crash" in r.stderr,
+          f"ab with a broken head program: compares the rest, exit 1 ({r.returncode})")
+    with open(os.path.join(repo, "ab", "head.json")) as f:
+        failed = json.load(f).get("programs_failed", [])
+    check([p["program"] for p in failed] == ["drv_list_crash"], f"ab's head.json names it: {failed}")
+    return repo
+
+
 case = sys.argv[1]
 if case == "misbehaving":
     case_misbehaving()
@@ -535,6 +617,8 @@ elif case == "faults":
     case_faults()
 elif case == "envs":
     case_envs()
+elif case == "programs":
+    case_programs()
 elif case == "asv":
     case_asv(sys.argv[4])
 else:

@@ -281,6 +281,77 @@ class AsvSuite(unittest.TestCase):
         self.assertGreaterEqual(long["number"] * long["stats"]["min"], 0.003)
         self.assertEqual([b["timeout"] for b in listed["benchmarks"] if b["name"] == "Long.time_noop"], [12])
 
+    def test_a_broken_module_costs_only_its_points(self):
+        """Issue 32: a module that raises on import and one with a syntax error, beside the suite's
+        good modules. `pitot run path/asv.conf.json`, started outside any git repository, writes
+        the good modules' rows where the config says under its repo's commit, names the two in
+        --json and on stderr, exits 1; the real asv publishes the results."""
+        with tempfile.TemporaryDirectory() as d:
+            repo = os.path.join(d, "suite")
+            shutil.copytree(SUITE, repo)
+            with open(os.path.join(repo, "benchmarks", "bench_raises.py"), "w") as f:
+                f.write("import not_an_installed_dependency  # noqa: F401\n\n\ndef time_never():\n    pass\n")
+            with open(os.path.join(repo, "benchmarks", "bench_syntax.py"), "w") as f:
+                f.write("def time_x(:\n    pass\n")
+            commit = new_repo(repo)
+            elsewhere = os.path.join(d, "elsewhere")  # no git repository here nor above (a temporary folder)
+            os.makedirs(elsewhere)
+            out = os.path.join(d, "run.json")
+            p = run([self.driver, "run", os.path.join("..", "suite", "asv.conf.json"), "--machine", "testbox", *FAST,
+                     "--progress", "plain", "--json", out], cwd=elsewhere, env=self.env)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            doc = load(out)
+            failed = {f["program"]: f for f in doc["programs_failed"]}
+            self.assertEqual(sorted(failed), ["bench_raises", "bench_syntax"], doc["programs_failed"])
+            self.assertIn("ModuleNotFoundError", failed["bench_raises"]["reason"])
+            self.assertIn("SyntaxError", failed["bench_syntax"]["reason"])
+            self.assertTrue(failed["bench_syntax"]["path"].endswith(os.path.join("benchmarks", "bench_syntax.py")))
+            said = [line for line in p.stderr.splitlines() if "FAILED" in line]
+            self.assertEqual(len(said), 2, p.stderr)
+            self.assertTrue(any("bench_raises.py" in line for line in said), said)
+            self.assertTrue(any("bench_syntax.py" in line for line in said), said)
+            self.assertEqual(len(doc["points"]), 25)
+            self.assertFalse([pt["name"] for pt in doc["points"] if pt["status"] == "failed"])
+            results = os.path.join(repo, "results", "testbox")
+            files = [f for f in os.listdir(results) if f != "machine.json"]
+            self.assertEqual(len(files), 1, files)
+            self.assertTrue(files[0].startswith(commit[:8]), files)
+            rows = load(os.path.join(results, files[0]))["results"]
+            self.assertEqual(sorted(rows), sorted(asv_view(os.path.join(SUITE, "benchmarks"))))
+            self.assertEqual(os.listdir(elsewhere), [])  # nothing written where it started
+            run([sys.executable, "-m", "asv", "publish"], cwd=repo, env=dict(self.env, HOME=d), check_rc=0)
+            self.assertTrue(os.path.isfile(os.path.join(repo, "html", "graphs", "summary", "bench_lists.Sizes.track_length.json")))
+
+    def test_a_config_given_is_the_config_used(self):
+        """Issue 32: `pitot run path/asv.conf.json` started in another git repository writes where
+        that config says, under its repo's commit; two different configs are refused."""
+        with tempfile.TemporaryDirectory() as d:
+            repo = os.path.join(d, "suite")
+            shutil.copytree(SUITE, repo)
+            commit = new_repo(repo)
+            other = os.path.join(d, "other")
+            os.makedirs(other)
+            with open(os.path.join(other, "README"), "w") as f:
+                f.write("another project\n")
+            new_repo(other)
+            conf = os.path.join(repo, "asv.conf.json")
+            p = run([self.driver, "run", conf, "--machine", "testbox", "--filter", "track_length", *FAST], cwd=other,
+                    env=self.env)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            files = [f for f in os.listdir(os.path.join(repo, "results", "testbox")) if f != "machine.json"]
+            self.assertEqual(len(files), 1, files)
+            self.assertTrue(files[0].startswith(commit[:8]), files)
+            self.assertFalse(os.path.exists(os.path.join(other, "asv-results")))
+            # --config naming the same file (or its folder) is the same config.
+            p = run([self.driver, "run", conf, "--config", repo, "--machine", "testbox", "--filter", "track_length",
+                     *FAST], cwd=other, env=self.env, check_rc=0)
+            second = os.path.join(d, "second.json")
+            shutil.copy(conf, second)
+            for extra in ([second], ["--config", second]):
+                p = run([self.driver, "run", conf, *extra, "--machine", "testbox"], cwd=other, env=self.env, check_rc=2)
+                self.assertIn("second.json", p.stderr)
+                self.assertIn("one", p.stderr)
+
     def test_bad_inputs_exit_2(self):
         with tempfile.TemporaryDirectory() as d:
             conf = os.path.join(d, "asv.conf.json")

@@ -52,6 +52,7 @@ struct Side {
   const char* name;
   RunOptions options;
   std::vector<ProgramInfo> programs;
+  std::vector<ProgramFailure> failed;  // programs that could not be listed (their points are lost)
   run::Database db;
   std::unique_ptr<run::Sink> sink;
 };
@@ -147,6 +148,7 @@ void run_process(Side& side, std::size_t program, const std::set<std::string>& n
 run::Database side_database(RunOptions& o, const std::string& commit, const std::vector<ProgramInfo>& programs) {
   if (commit.empty()) o.no_asv = true;
   o.commit = commit;
+  if (!o.no_asv) o.config = run::run_config_path(o);
   return run::prepare_database(o, programs, {std::nullopt});
 }
 
@@ -166,13 +168,15 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
 
   const CatchInterrupts catching;  // Ctrl-C stops the children and keeps what finished
   run::check_device_settings(*shared);
-  Side base{"base", *shared, {}, {}, {}}, head{"head", *shared, {}, {}, {}};
+  Side base{"base", *shared, {}, {}, {}, {}}, head{"head", *shared, {}, {}, {}, {}};
   point_at(base.options, a.base);
   point_at(head.options, a.head);
   for (Side* s : {&base, &head}) {
     s->options.filter.clear();  // the filter picks shared points below, by name
     try {
-      s->programs = run::list_programs(s->options);
+      run::Programs listing = run::list_programs(s->options);
+      s->programs = std::move(listing.listed);
+      s->failed = std::move(listing.failed);
     } catch (const InputError& e) {
       throw InputError(fmt::format("{}: {}", s->name, e.what()));
     }
@@ -253,7 +257,8 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
     fs::create_directories(a.json_dir);
     for (Side* s : {&base, &head}) {
       auto results = s->sink->snapshot();
-      run::write_json_report((fs::path(a.json_dir) / (std::string(s->name) + ".json")).string(), s->programs, results);
+      run::write_json_report((fs::path(a.json_dir) / (std::string(s->name) + ".json")).string(),
+                              run::Programs{s->programs, s->failed}, results);
     }
   }
   for (Side* s : {&base, &head})
@@ -270,7 +275,12 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
   std::fputs(text.c_str(), stdout);
   std::fprintf(stderr, "pitot ab: %d process%s a side, %.0f s\n", done, done == 1 ? "" : "es", elapsed());
   if (interrupted()) return kFailed;
-  return compare::report_exit_code(report);
+  // A head program that cannot even be listed fails all its points: as a point newly failing.
+  for (const auto& f : head.failed)
+    std::fprintf(stderr, "pitot ab: head program %s could not be listed: its points were not compared\n",
+                 f.ref.path.string().c_str());
+  const int code = compare::report_exit_code(report);
+  return head.failed.empty() || code != kOk ? code : kFailed;
 }
 
 void setup(CLI::App& root) {

@@ -2,7 +2,9 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <string_view>
@@ -139,6 +141,24 @@ fs::path asv_benchmark_dir(const fs::path& conf) {
   return benchmarks;
 }
 
+// Whether `path` is a pitot benchmark program: an ELF file that holds the marker every
+// program's main() carries (core/protocol.hpp). A build folder also holds shared libraries (often
+// executable) and other tools, which must not be run. Read in 1 MiB pieces: a large library
+// costs a read of its file, never its size in memory.
+bool is_pitot_program_file(const fs::path& path) {
+  const std::string marker = std::string(PITOT_PROGRAM_MARKER_HEAD) + PITOT_PROGRAM_MARKER_TAIL;
+  std::ifstream in(path, std::ios::binary);
+  std::string window(4, '\0');
+  if (!in.read(window.data(), 4) || window != "\x7f" "ELF") return false;
+  std::vector<char> piece(std::size_t{1} << 20);
+  while (in.read(piece.data(), static_cast<std::streamsize>(piece.size())) || in.gcount() > 0) {
+    window.append(piece.data(), static_cast<std::size_t>(in.gcount()));
+    if (memmem(window.data(), window.size(), marker.data(), marker.size())) return true;
+    window.erase(0, window.size() - std::min(window.size(), marker.size() - 1));  // a marker across two pieces
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::string> program_command(const ProgramRef& ref) {
@@ -147,9 +167,24 @@ std::vector<std::string> program_command(const ProgramRef& ref) {
   return argv;
 }
 
+bool is_asv_config_input(const std::string& input) {
+  std::error_code ec;
+  return fs::path(input).extension() == ".json" && fs::is_regular_file(input, ec);
+}
+
+std::string expected_program_name(const ProgramRef& ref) {
+  if (ref.interpreter.empty()) return ref.name;
+  fs::path module = fs::path(ref.name).replace_extension();  // nested/bench_text.py: nested.bench_text
+  if (module.filename() == "__init__") module = module.parent_path();
+  std::string name;
+  for (const auto& part : module) name += (name.empty() ? "" : ".") + part.string();
+  return name;
+}
+
 std::vector<ProgramRef> find_programs(const std::vector<std::string>& inputs, const fs::path& build_dir) {
   if (inputs.empty()) return read_manifest(build_dir / "pitot-manifest.json");
   std::vector<ProgramRef> out;
+  std::vector<std::string> skipped;  // executables of folders that are not pitot programs
   std::set<std::string> seen;
   auto add = [&](const fs::path& p, std::string name = "") {
     std::string key = fs::weakly_canonical(p).string();
@@ -177,13 +212,18 @@ std::vector<ProgramRef> find_programs(const std::vector<std::string>& inputs, co
         continue;
       }
       std::vector<fs::path> found;
-      for (const auto& e : fs::directory_iterator(p, ec))
-        if (e.path().extension() != ".py" && is_executable_file(e.path())) found.push_back(e.path());
+      const auto skipped_before = skipped.size();
+      for (const auto& e : fs::directory_iterator(p, ec)) {
+        if (e.path().extension() == ".py" || !is_executable_file(e.path())) continue;
+        if (is_pitot_program_file(e.path())) found.push_back(e.path());
+        else skipped.push_back(e.path().string());
+      }
       std::sort(found.begin(), found.end());
       for (auto& f : found) add(f);
       if (add_suite(p, in) == 0 && found.empty())
-        throw InputError("folder " + in + " holds no executable program, no Python module and no pitot-manifest.json");
-    } else if (p.extension() == ".json" && fs::is_regular_file(p, ec)) {
+        throw InputError("folder " + in + " holds no pitot program, no Python module and no pitot-manifest.json" +
+                         (skipped.size() > skipped_before ? " (its executables are not pitot programs)" : ""));
+    } else if (is_asv_config_input(in)) {
       // An asv.conf.json: the modules of its benchmark_dir.
       const fs::path dir = asv_benchmark_dir(p);
       if (add_suite(dir, in) == 0) throw InputError(in + ": its benchmark_dir " + dir.string() + " holds no Python module");
@@ -196,6 +236,14 @@ std::vector<ProgramRef> find_programs(const std::vector<std::string>& inputs, co
     } else {
       throw InputError("'" + in + "' is neither an executable program, a Python file (.py), an asv.conf.json nor a folder");
     }
+  }
+  if (!skipped.empty()) {
+    std::sort(skipped.begin(), skipped.end());
+    std::string names;
+    for (const auto& s : skipped) names += (names.empty() ? "" : ", ") + s;
+    std::fprintf(stderr, "pitot: note: skipped %zu file%s that %s not pitot program%s: %s\n", skipped.size(),
+                 skipped.size() == 1 ? "" : "s", skipped.size() == 1 ? "is" : "are", skipped.size() == 1 ? "" : "s",
+                 names.c_str());
   }
   return out;
 }

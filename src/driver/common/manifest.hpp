@@ -32,6 +32,10 @@ std::vector<std::string> program_command(const ProgramRef& ref);
 // <build_dir>/pitot-manifest.json. Throws InputError naming what is missing.
 std::vector<ProgramRef> find_programs(const std::vector<std::string>& inputs, const std::filesystem::path& build_dir);
 
+// Whether a program input is an asv.conf.json (a .json file): it stands for the modules of its
+// benchmark_dir, and pitot run takes its results_dir and repo as from --config.
+bool is_asv_config_input(const std::string& input);
+
 // The one program `given` names (pitot profile): a bare name that is not a file here is looked up
 // in <build_dir>/pitot-manifest.json (only that program need be built), anything else is taken
 // as find_programs takes it and must name exactly one program. Its path is made absolute.
@@ -55,6 +59,16 @@ struct ProgramInfo {
   std::vector<PlannedPoint> points;  // every listed point, in id order
   ListAnswer list;                   // the whole --list --json answer, as read
 };
+
+// A program that could not be listed (`--list --json` failed: a Python module that does not
+// import, a binary that crashes): pitot run records it with the reason and runs the others.
+struct ProgramFailure {
+  ProgramRef ref;
+  std::string reason;
+};
+// The name a program's asv keys would start with, from its path alone (it could not say): the
+// file's name, or a Python module's dotted name within its suite.
+std::string expected_program_name(const ProgramRef& ref);
 
 // Runs `PROGRAM --list --json [extra_args]` and reads the answer. Throws InputError with the
 // program's stderr when it fails or answers something that is not a pitot list.

@@ -25,17 +25,30 @@ int list_command(const ListOptions& o) {
   for (const auto& a : o.axes) args.insert(args.end(), {"--axis", a});
   if (!o.filter.empty()) args.insert(args.end(), {"--filter", o.filter});
   std::vector<ProgramInfo> programs;
-  for (const auto& r : refs) programs.push_back(list_program(r, args));
+  std::vector<ProgramFailure> failed;  // each said on stderr; the exit code is 1
+  for (const auto& r : refs) {
+    try {
+      programs.push_back(list_program(r, args));
+    } catch (const InputError& e) {
+      failed.push_back({r, e.what()});
+      std::fprintf(stderr, "pitot list: FAILED: program %s could not be listed: %s\n", r.path.string().c_str(), e.what());
+    }
+  }
+  if (programs.empty()) throw InputError(failed.size() == 1 ? failed.front().reason : "none of the programs could be listed (above)");
+  const int code = failed.empty() ? kOk : kFailed;
 
   if (o.json) {
-    json doc = {{"programs", json::array()}};
+    json doc = {{"programs", json::array()}, {"programs_failed", json::array()}};
+    for (const auto& f : failed)
+      doc["programs_failed"].push_back(
+          {{"program", expected_program_name(f.ref)}, {"path", f.ref.path.string()}, {"reason", f.reason}});
     for (const auto& p : programs) {
       json entry = to_json(p.list);
       entry["path"] = p.ref.path.string();
       doc["programs"].push_back(entry);
     }
     std::printf("%s\n", doc.dump(2).c_str());
-    return kOk;
+    return code;
   }
   std::size_t total = 0;
   for (const auto& p : programs) {
@@ -58,7 +71,8 @@ int list_command(const ListOptions& o) {
     }
   }
   std::printf("%zu point%s in %zu program%s\n", total, total == 1 ? "" : "s", programs.size(), programs.size() == 1 ? "" : "s");
-  return kOk;
+  if (!failed.empty()) std::printf("%zu program%s could not be listed (see above)\n", failed.size(), failed.size() == 1 ? "" : "s");
+  return code;
 }
 
 void setup(CLI::App& root) {

@@ -81,11 +81,26 @@ void run_everywhere(const RunOptions& o, const std::vector<ProgramInfo>& program
   for (auto& t : threads) t.join();
 }
 
+// After the summary: the programs that could not be listed, each with the first line of its reason
+// (the whole reason was said before the run, and is in --json).
+void print_failed_programs(const RunOptions& o, const std::vector<ProgramFailure>& failed) {
+  if (failed.empty() || o.progress == ProgressMode::None) return;
+  std::printf("\nPrograms that could not be listed (none of their points ran):\n");
+  for (const auto& f : failed) {
+    const std::string first_line = f.reason.substr(0, f.reason.find('\n'));
+    std::printf("  %s  %s%s\n", f.ref.path.string().c_str(), first_line.c_str(),
+                first_line.size() < f.reason.size() ? " ..." : "");
+  }
+  std::fflush(stdout);
+}
+
 int run_command(RunOptions o) {
   const auto t0 = Clock::now();
   const CatchInterrupts catching;  // Ctrl-C stops the children and keeps what finished
   check_device_settings(o);
-  const std::vector<ProgramInfo> programs = list_programs(o);
+  if (!o.no_asv) o.config = run_config_path(o);
+  const Programs listing = list_programs(o);
+  const std::vector<ProgramInfo>& programs = listing.listed;
   const Selection selection = select_points(o, programs);
   const std::vector<std::optional<int>> devices = choose_devices(o, programs);
   const Database db = prepare_database(o, programs, devices);
@@ -102,7 +117,7 @@ int run_command(RunOptions o) {
   std::sort(results.begin(), results.end(), [](const PointResult& a, const PointResult& b) {
     return std::tie(a.program, a.id) < std::tie(b.program, b.id);
   });
-  if (!o.json_path.empty()) write_json_report(o.json_path, programs, results);
+  if (!o.json_path.empty()) write_json_report(o.json_path, listing, results);
   if (sink.fatal()) {
     std::fprintf(stderr, "pitot run: the asv database refused the results: %s\n", sink.fatal_message().c_str());
     return kUsage;
@@ -110,7 +125,9 @@ int run_command(RunOptions o) {
   const bool stopped = interrupted().load();
   if (o.progress != ProgressMode::None)
     print_summary(stdout, results, std::chrono::duration<double>(Clock::now() - t0).count(), stopped);
+  print_failed_programs(o, listing.failed);
   const bool any_failed =
+      !listing.failed.empty() ||
       std::any_of(results.begin(), results.end(), [](const PointResult& p) { return p.status == PointStatus::Failed; });
   return any_failed || stopped ? kFailed : kOk;
 }

@@ -81,15 +81,49 @@ void check_device_settings(const RunOptions& o) {
     throw InputError(problem);
 }
 
+// Step 0 (see steps.hpp).
+std::string run_config_path(const RunOptions& o) {
+  std::string input;
+  for (const auto& in : o.inputs) {
+    if (!is_asv_config_input(in)) continue;
+    if (!input.empty() && fs::weakly_canonical(in) != fs::weakly_canonical(input))
+      throw InputError("two asv configs given, " + input + " and " + in +
+                       ": their results go to different folders and commits; run one suite at a time");
+    input = in;
+  }
+  if (input.empty()) return o.config;
+  std::error_code ec;
+  const fs::path config = fs::is_directory(o.config, ec) ? fs::path(o.config) / "asv.conf.json" : fs::path(o.config);
+  if (!o.config.empty() && fs::weakly_canonical(config) != fs::weakly_canonical(input))
+    throw InputError("--config " + o.config + " is not the asv config given to run, " + input +
+                     ": the rows follow one config; drop --config, or give that one");
+  return input;
+}
+
 // Step 1: the programs and what each holds (`--list --json` with the run's --axis and --filter).
-std::vector<ProgramInfo> list_programs(const RunOptions& o) {
+Programs list_programs(const RunOptions& o) {
   std::vector<std::string> list_args;
   for (const auto& a : o.axes) list_args.insert(list_args.end(), {"--axis", a});
   if (!o.filter.empty()) list_args.insert(list_args.end(), {"--filter", o.filter});
+  Programs programs;
+  const std::vector<ProgramRef> refs = find_programs(o.inputs, o.build_dir);
   const std::string self_timed = self_timed_mode(o.self_timed, self_timed_config(o.inputs, o.config));
-  std::vector<ProgramInfo> programs;
-  for (const auto& r : find_programs(o.inputs, o.build_dir))
-    programs.push_back(list_program(with_self_timed(r, self_timed), list_args));
+  for (const auto& r : refs) {
+    try {
+      programs.listed.push_back(list_program(with_self_timed(r, self_timed), list_args));
+    } catch (const InputError& e) {
+      programs.failed.push_back({r, e.what()});
+    }
+  }
+  if (programs.listed.empty()) {
+    if (programs.failed.size() == 1) throw InputError(programs.failed.front().reason);
+    std::string why;
+    for (const auto& f : programs.failed) why += "\n  " + f.ref.path.string() + ": " + f.reason;
+    throw InputError("none of the " + std::to_string(refs.size()) + " programs could be listed:" + why);
+  }
+  for (const auto& f : programs.failed)
+    std::fprintf(stderr, "pitot: FAILED: program %s could not be listed; its points do not run, the others do: %s\n",
+                 f.ref.path.string().c_str(), f.reason.c_str());
   return programs;
 }
 
@@ -188,11 +222,14 @@ RunnerSettings runner_settings(const RunOptions& o, std::optional<int> device) {
 }
 
 // Step 7: --json FILE, every result with the benchmarks they belong to.
-void write_json_report(const std::string& path, const std::vector<ProgramInfo>& programs,
-                       const std::vector<PointResult>& results) {
-  json doc = {{"driver", "pitot run"}, {"benchmarks", json::array()}, {"points", json::array()}};
-  for (const auto& p : programs)
+void write_json_report(const std::string& path, const Programs& programs, const std::vector<PointResult>& results) {
+  json doc = {{"driver", "pitot run"}, {"benchmarks", json::array()}, {"points", json::array()},
+              {"programs_failed", json::array()}};
+  for (const auto& p : programs.listed)
     for (const auto& b : p.benchmarks) doc["benchmarks"].push_back(to_json(b));
+  for (const auto& f : programs.failed)
+    doc["programs_failed"].push_back(
+        {{"program", expected_program_name(f.ref)}, {"path", f.ref.path.string()}, {"reason", f.reason}});
   for (const auto& r : results) doc["points"].push_back(to_json(r));
   write_json_file(path, doc);
 }

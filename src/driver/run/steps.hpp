@@ -171,8 +171,20 @@ struct Database {
 
 // The pair of device settings the programs would refuse, refused before any of them starts.
 void check_device_settings(const RunOptions& o);
+// Step 0: the asv.conf.json the rows follow (its results_dir and repo), for RunOptions::config:
+// --config, or the one given as a program input (`pitot run path/asv.conf.json`, from any
+// folder). Throws InputError when two different configs are given (inputs, or an input and
+// --config).
+std::string run_config_path(const RunOptions& o);
+// Step 1's answer: the programs that listed their points, and those that could not.
+struct Programs {
+  std::vector<ProgramInfo> listed;
+  std::vector<ProgramFailure> failed;
+};
 // Step 1: the programs and what each holds (`--list --json` with the run's --axis and --filter).
-std::vector<ProgramInfo> list_programs(const RunOptions& o);
+// A program that cannot be listed costs only its own points: it is named on stderr, kept in
+// `failed`, and the others run. Throws InputError when none can be listed.
+Programs list_programs(const RunOptions& o);
 // Step 2: the points to run (--filter, --shard).
 Selection select_points(const RunOptions& o, const std::vector<ProgramInfo>& programs);
 // Step 3: the devices, one worker each (nullopt: the programs' default device, no --device).
@@ -182,9 +194,9 @@ Database prepare_database(const RunOptions& o, const std::vector<ProgramInfo>& p
                           const std::vector<std::optional<int>>& devices);
 // What every child is given besides its points: --axis, the engine knobs, --timing and --clock.
 RunnerSettings runner_settings(const RunOptions& o, std::optional<int> device);
-// --json FILE: every result with the benchmarks they belong to (- for stdout).
-void write_json_report(const std::string& path, const std::vector<ProgramInfo>& programs,
-                       const std::vector<PointResult>& results);
+// --json FILE: every result with the benchmarks they belong to, and the programs that could not
+// be listed (- for stdout).
+void write_json_report(const std::string& path, const Programs& programs, const std::vector<PointResult>& results);
 // The options every command that runs programs takes (pitot run, pitot ab): --axis, --filter,
 // --timeout, --progress, --interleave and the engine and device knobs passed to each program.
 void add_program_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o);
