@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <regex>
@@ -16,12 +17,15 @@
 #include <fmt/ranges.h>
 
 #include "core/point_filter.hpp"
+#include "driver/ab/plan.hpp"
 #include "driver/ab/schedule.hpp"
 #include "driver/common/command.hpp"
 #include "driver/common/files.hpp"
 #include "driver/compare/input.hpp"
 #include "driver/compare/report.hpp"
 #include "driver/compare/run.hpp"
+#include "driver/run/costs.hpp"
+#include "driver/run/estimate.hpp"
 #include "driver/run/steps.hpp"
 #include "program/cli_hints.hpp"
 
@@ -133,15 +137,13 @@ compare::ResultSet result_set(const Side& side, const std::string& label) {
   return compare::pitot_result_set(benchmarks, side.sink->snapshot(), label);
 }
 
-// One process of one program of one side, for the points still undecided.
-void run_process(Side& side, std::size_t program, const std::set<std::string>& names) {
+// One process of one program of one side, for the points still undecided, its cost measured.
+void run_process(Side& side, std::size_t program, const std::set<std::string>& names, run::CostMeter& costs) {
   const auto points = planned(side.programs[program], names);
   if (points.empty()) return;
   run::SinkOutput out(*side.sink, side.db.run_for(program, std::nullopt), side.programs[program],
                       run::where_of(side.programs[program], std::nullopt) + " [" + side.name + "]");
-  run::ProgramRunner(run::runner_settings(side.options, std::nullopt), side.programs[program], points, out,
-                     interrupted())
-      .run();
+  costs.run(run::runner_settings(side.options, std::nullopt), side.programs[program], points, out, interrupted());
 }
 
 // The prepared database of one side: its rows under its own commit (nothing without one).
@@ -152,8 +154,8 @@ run::Database side_database(RunOptions& o, const std::string& commit, const std:
   return run::prepare_database(o, programs, {std::nullopt});
 }
 
-int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
-  const auto t0 = Clock::now();
+// ab's options checked, as compare's method (its looks set once the schedule is known).
+compare::MethodOptions checked_method(const AbOptions& a) {
   compare::MethodOptions method;
   method.threshold = compare::parse_threshold(a.threshold);
   method.confidence = a.confidence;
@@ -163,12 +165,11 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
     throw InputError(fmt::format("--max-processes {} is below --processes {}", a.max_processes, a.first_processes));
   if (a.base_commit.empty() != a.head_commit.empty())
     throw InputError("give both --base-commit and --head-commit (each side's rows go to its commit), or neither");
-  const std::vector<int> looks = look_schedule(a.first_processes, a.max_processes);
-  method.looks = static_cast<int>(looks.size());
+  return method;
+}
 
-  const CatchInterrupts catching;  // Ctrl-C stops the children and keeps what finished
-  run::check_device_settings(*shared);
-  Side base{"base", *shared, {}, {}, {}, {}}, head{"head", *shared, {}, {}, {}, {}};
+// Both sides' programs, listed.
+void list_sides(Side& base, Side& head, const AbOptions& a) {
   point_at(base.options, a.base);
   point_at(head.options, a.head);
   for (Side* s : {&base, &head}) {
@@ -181,78 +182,90 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
       throw InputError(fmt::format("{}: {}", s->name, e.what()));
     }
   }
-  const Shared shared_set = shared_points(base, head, shared->filter);
-  base.db = side_database(base.options, a.base_commit, base.programs);
-  head.db = side_database(head.options, a.head_commit, head.programs);
+}
 
-  std::size_t total = 0;
-  for (const auto& names : shared_set.points) total += names.size();
-  const bool live = shared->progress == run::ProgressMode::Live ||
-                    (shared->progress == run::ProgressMode::Auto && isatty(STDERR_FILENO));
-  Progress progress(shared->progress == run::ProgressMode::None ? nullptr : stderr, live,
-                    total * 2 * static_cast<std::size_t>(a.max_processes));
-  for (Side* s : {&base, &head})
-    s->sink = std::make_unique<run::Sink>(progress, s->db.dir, s->options.env.empty(), /*pool=*/true);
-  progress.note(fmt::format("pitot ab: {} points, base {} against head {}; {} processes a side, then more for "
-                            "undecided points at {} (at most {}){}",
-                            total, a.base, a.head, a.first_processes, fmt::join(looks, ", "), a.max_processes,
-                            a.budget_seconds > 0 ? fmt::format(", within {:g} s", a.budget_seconds) : ""));
-  for (const auto& n : shared_set.notes) progress.note("pitot ab: " + n);
+// One round of the shared points (a process of every program, both sides), from the cost file.
+AbEstimate estimate(const Side& base, const Side& head, const Shared& shared, const AbOptions& a,
+                    const run::CostBook& book) {
+  run::Work work_base, work_head;
+  for (std::size_t k = 0; k < shared.programs.size(); ++k) {
+    const auto [ib, ih] = shared.programs[k];
+    work_base.emplace_back(&base.programs[ib], planned(base.programs[ib], shared.points[k]));
+    work_head.emplace_back(&head.programs[ih], planned(head.programs[ih], shared.points[k]));
+  }
+  AbEstimate e;
+  e.round = run::estimate_round(book, run::cost_knobs(base.options), work_base, base.options);
+  e.round += run::estimate_round(book, run::cost_knobs(head.options), work_head, head.options);
+  e.first = a.first_processes;
+  e.max = a.max_processes;
+  return e;
+}
 
-  std::vector<std::set<std::string>> undecided = shared_set.points;
-  const auto point_of = points_by_key(base, shared_set);
-  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+// The looks, run in turn, each for the points still undecided, until every point is decided, the
+// processes are spent, or the next step would pass --budget.
+struct Outcome {
   compare::Report report;
-  int done = 0;
+  int done = 0;  // processes a side
   bool out_of_budget = false;
+};
+
+Outcome run_looks(Side& base, Side& head, const Shared& shared, const std::vector<int>& looks,
+                  const compare::MethodOptions& method, const AbOptions& a, const std::function<double()>& elapsed,
+                  run::CostMeter& costs) {
+  std::vector<std::set<std::string>> undecided = shared.points;
+  const auto point_of = points_by_key(base, shared);
+  Outcome out;
   auto undecided_count = [&] {
     std::size_t n = 0;
     for (const auto& names : undecided) n += names.size();
     return n;
   };
   for (std::size_t look = 0; look < looks.size(); ++look) {
-    const int target = looks[look];
     const double step_start = elapsed();
-    const int step_first = done;
+    const int step_first = out.done;
     const std::size_t step_points = undecided_count();
-    for (; done < target && !interrupted(); ++done) {
+    for (; out.done < looks[look] && !interrupted(); ++out.done) {
       // ABBA: each side goes first in every other round, so a drift that grows through a round
       // weighs on both sides alike.
-      for (std::size_t k = 0; k < shared_set.programs.size() && !interrupted(); ++k) {
-        const auto [ib, ih] = shared_set.programs[k];
-        if (done % 2 == 0) {
-          run_process(base, ib, undecided[k]);
-          run_process(head, ih, undecided[k]);
-        } else {
-          run_process(head, ih, undecided[k]);
-          run_process(base, ib, undecided[k]);
-        }
+      for (std::size_t k = 0; k < shared.programs.size() && !interrupted(); ++k) {
+        const auto [ib, ih] = shared.programs[k];
+        Side& first = out.done % 2 == 0 ? base : head;
+        run_process(first, &first == &base ? ib : ih, undecided[k], costs);
+        Side& second = &first == &base ? head : base;
+        run_process(second, &second == &base ? ib : ih, undecided[k], costs);
       }
     }
-    report = compare::build_report(result_set(base, "base " + a.base), result_set(head, "head " + a.head), method);
+    out.report = compare::build_report(result_set(base, "base " + a.base), result_set(head, "head " + a.head), method);
     for (auto& names : undecided) names.clear();
-    for (const auto& row : report.rows)
+    for (const auto& row : out.report.rows)
       if (row.comparison.verdict == compare::Verdict::Inconclusive)
         if (auto it = point_of.find(row.base.key); it != point_of.end())
           undecided[it->second.first].insert(it->second.second);
-    const bool all_decided = std::all_of(undecided.begin(), undecided.end(), [](const auto& n) { return n.empty(); });
-    if (all_decided || interrupted()) break;
+    if (undecided_count() == 0 || interrupted()) break;
     // The next step's cost, from this one's: its rounds at this step's cost per round and point,
     // for the points still undecided. Stop before it would pass the budget.
-    if (a.budget_seconds > 0 && look + 1 < looks.size() && done > step_first && step_points > 0) {
-      const double per_round_point = (elapsed() - step_start) / (done - step_first) / static_cast<double>(step_points);
-      const double next = per_round_point * (looks[look + 1] - done) * static_cast<double>(undecided_count());
+    if (a.budget_seconds > 0 && look + 1 < looks.size() && out.done > step_first && step_points > 0) {
+      const double per_round_point =
+          (elapsed() - step_start) / (out.done - step_first) / static_cast<double>(step_points);
+      const double next = per_round_point * (looks[look + 1] - out.done) * static_cast<double>(undecided_count());
       if (elapsed() + next > a.budget_seconds) {
-        out_of_budget = true;
+        out.out_of_budget = true;
         break;
       }
     }
   }
-  progress.finish();
-  for (auto& row : report.rows)
-    if (row.comparison.verdict == compare::Verdict::Inconclusive)
-      row.comparison.note = undecided_note(row.comparison, method, out_of_budget ? "the time budget" : "the process budget");
+  return out;
+}
 
+// The report in its format, --json-dir's files, and the exit code.
+int report_outcome(Side& base, Side& head, Outcome& out, const compare::MethodOptions& method, const AbOptions& a,
+                   double seconds) {
+  const std::string why = out.out_of_budget ? fmt::format("the time budget (--budget {:g})", a.budget_seconds)
+                                            : fmt::format("the process budget (--max-processes {})", a.max_processes);
+  const std::string summary = undecided_summary(out.report, why);
+  for (auto& row : out.report.rows)
+    if (row.comparison.verdict == compare::Verdict::Inconclusive)
+      row.comparison.note = undecided_note(row.comparison, method, why);
   if (!a.json_dir.empty()) {
     fs::create_directories(a.json_dir);
     for (Side* s : {&base, &head}) {
@@ -264,6 +277,7 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
   for (Side* s : {&base, &head})
     if (s->sink->fatal()) throw InputError(fmt::format("the asv database refused the {} results: {}", s->name,
                                                        s->sink->fatal_message()));
+  const compare::Report& report = out.report;
   std::string text = a.markdown ? compare::render_markdown(report, false)
                      : a.json   ? compare::render_json(report, false).dump(2) + "\n"
                                 : compare::render_table(report, false, false);
@@ -273,7 +287,9 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
     text += fmt::format("report written to {}\n", a.output);
   }
   std::fputs(text.c_str(), stdout);
-  std::fprintf(stderr, "pitot ab: %d process%s a side, %.0f s\n", done, done == 1 ? "" : "es", elapsed());
+  std::fflush(stdout);
+  if (!interrupted()) std::fputs(summary.c_str(), stderr);
+  std::fprintf(stderr, "pitot ab: %d process%s a side, %.0f s\n", out.done, out.done == 1 ? "" : "es", seconds);
   if (interrupted()) return kFailed;
   // A head program that cannot even be listed fails all its points: as a point newly failing.
   for (const auto& f : head.failed)
@@ -281,6 +297,58 @@ int ab_command(const std::shared_ptr<RunOptions>& shared, const AbOptions& a) {
                  f.ref.path.string().c_str());
   const int code = compare::report_exit_code(report);
   return head.failed.empty() || code != kOk ? code : kFailed;
+}
+
+int ab_command(RunOptions options, const AbOptions& a) {
+  const auto t0 = Clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  compare::MethodOptions method = checked_method(a);
+  apply_lean_limits(options.passthrough);
+
+  const CatchInterrupts catching;  // Ctrl-C stops the children and keeps what finished
+  run::check_device_settings(options);
+  Side base{"base", options, {}, {}, {}, {}}, head{"head", options, {}, {}, {}, {}};
+  list_sides(base, head, a);
+  const Shared shared_set = shared_points(base, head, options.filter);
+
+  // The cost, said before it is spent; the first look cut to what fits in the budget.
+  const run::CostBook book(run::CostBook::default_path());
+  if (!book.note().empty()) std::fprintf(stderr, "pitot ab: note: %s\n", book.note().c_str());
+  const AbEstimate cost = estimate(base, head, shared_set, a, book);
+  if (options.estimate_only) {
+    std::printf("pitot ab: estimate: %s\n", cost.text().c_str());
+    return kOk;  // nothing runs, nothing is written
+  }
+  const int first = first_look_within(cost, a.budget_seconds > 0 ? a.budget_seconds - elapsed() : 0);
+  const std::vector<int> looks = look_schedule(first, std::max(first, a.max_processes));
+  method.looks = static_cast<int>(looks.size());
+
+  base.db = side_database(base.options, a.base_commit, base.programs);
+  head.db = side_database(head.options, a.head_commit, head.programs);
+  std::size_t total = 0;
+  for (const auto& names : shared_set.points) total += names.size();
+  const bool live = options.progress == run::ProgressMode::Live ||
+                    (options.progress == run::ProgressMode::Auto && isatty(STDERR_FILENO));
+  Progress progress(options.progress == run::ProgressMode::None ? nullptr : stderr, live,
+                    total * 2 * static_cast<std::size_t>(a.max_processes));
+  for (Side* s : {&base, &head})
+    s->sink = std::make_unique<run::Sink>(progress, s->db.dir, s->options.env.empty(), /*pool=*/true);
+  progress.note("pitot ab: estimate: " + cost.text());
+  if (first < a.first_processes)
+    progress.note(fmt::format("pitot ab: the first look ({} processes a side, about {}) would pass --budget {:g}: it "
+                              "gets {} a side, what fits (at least 2)",
+                              a.first_processes, run::duration_text(cost.first_look()), a.budget_seconds, first));
+  progress.note(fmt::format("pitot ab: {} points, base {} against head {}; {} processes a side, then more for "
+                            "undecided points at {} (at most {}){}",
+                            total, a.base, a.head, first, fmt::join(looks, ", "), looks.back(),
+                            a.budget_seconds > 0 ? fmt::format(", within {:g} s", a.budget_seconds) : ""));
+  for (const auto& n : shared_set.notes) progress.note("pitot ab: " + n);
+
+  run::CostMeter costs(run::CostBook::default_path(), run::cost_knobs(options));
+  Outcome out = run_looks(base, head, shared_set, looks, method, a, elapsed, costs);
+  progress.finish();
+  if (const std::string note = costs.save(); !note.empty()) std::fprintf(stderr, "pitot ab: note: %s\n", note.c_str());
+  return report_outcome(base, head, out, method, a, elapsed());
 }
 
 void setup(CLI::App& root) {
@@ -295,13 +363,19 @@ void setup(CLI::App& root) {
       ->required();
   cmd->add_option("head", a->head, "head: the same kind as base")->required();
   run::add_program_options(cmd, o);
+  cmd->footer("Each process samples lean by default, " + lean_limits_text() +
+              ": the verdict pools per-process medians across processes, so a process needs a median, not a "
+              "narrow interval of its own (pitot run's defaults buy that, at about twice the time). Give any of "
+              "these to override it. docs/compare.md, \"pitot ab\".");
   cmd->add_option("--processes", a->first_processes, "Processes a side before the first look (even: each side goes first equally often)")
       ->check(CLI::Range(2, 1000))
       ->capture_default_str();
   cmd->add_option("--max-processes", a->max_processes, "Processes a side at most, for points still undecided")
       ->check(CLI::Range(2, 1000))
       ->capture_default_str();
-  cmd->add_option("--budget", a->budget_seconds, "Seconds the whole comparison may take (0: no limit)")
+  cmd->add_option("--budget", a->budget_seconds,
+                  "Seconds the whole comparison may take (0: no limit): the first look is cut to the rounds that fit "
+                  "(at least 2), and ab stops at a look before a step that would pass it (see --estimate)")
       ->check(cli::non_negative());
   cmd->add_option("--threshold", a->threshold, "Minimum change that counts, as 1% or 0.01")->capture_default_str();
   cmd->add_option("--confidence", a->confidence, "Confidence of each point's slower/faster verdict over all looks")
@@ -313,7 +387,7 @@ void setup(CLI::App& root) {
   auto md = cmd->add_flag("--markdown", a->markdown, "Print the report as markdown (for a pull-request comment)");
   cmd->add_flag("--json", a->json, "Print the report as JSON")->excludes(md);
   cmd->add_option("-o,--output", a->output, "Write the report to this file; the table still goes to stdout");
-  cmd->callback([o, a] { run_guarded("ab", [&] { return ab_command(o, *a); }); });
+  cmd->callback([o, a] { run_guarded("ab", [&] { return ab_command(*o, *a); }); });
 }
 
 }  // namespace

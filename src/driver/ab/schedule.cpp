@@ -14,17 +14,24 @@ std::vector<int> look_schedule(int first, int max) {
   return looks;
 }
 
-std::string undecided_note(const compare::Comparison& c, const compare::MethodOptions& method, const std::string& budget) {
+double detectable_percent(const compare::Comparison& c, const compare::MethodOptions& method) {
   // Slower needs the estimate beyond the threshold and the interval beyond half of it, so with
   // this half-width h a change is called (about half the time) from max(threshold, h + threshold/2).
   const double threshold = 100 * method.threshold;
-  if (!std::isfinite(c.noise_percent))
+  if (!std::isfinite(c.noise_percent)) return std::nan("");
+  return std::max(threshold, c.noise_percent + threshold / 2);
+}
+
+std::string percent_text(double p) { return p >= 100 ? fmt::format("{:.0f}", p) : fmt::format("{:.2g}", p); }
+
+std::string undecided_note(const compare::Comparison& c, const compare::MethodOptions& method, const std::string& budget) {
+  const double detectable = detectable_percent(c, method);
+  if (!std::isfinite(detectable))
     return fmt::format("undecided when {} ran out; {}", budget, c.note.empty() ? "no interval" : c.note);
-  const double detectable = std::max(threshold, c.noise_percent + threshold / 2);
-  auto shown = [](double p) { return p >= 100 ? fmt::format("{:.0f}", p) : fmt::format("{:.2g}", p); };
   return fmt::format("undecided when {} ran out ({}+{} processes): interval ±{}%, so only a change beyond about "
                      "{}% could be called; more processes or a quieter machine narrow it",
-                     budget, c.base_processes, c.head_processes, shown(c.noise_percent), shown(detectable));
+                     budget, c.base_processes, c.head_processes, percent_text(c.noise_percent),
+                     percent_text(detectable));
 }
 
 }  // namespace pitot::driver::ab

@@ -16,6 +16,13 @@ namespace pitot::driver::ab {
 // 1/looks of the error rates (Bonferroni, MethodOptions::looks), so they hold over the sequence.
 std::vector<int> look_schedule(int first, int max);
 
+// The smallest change (percent) a point could have called, about half the time, with the interval
+// it reached: the larger of the threshold and the half-width plus half the threshold. NaN when it
+// has no interval.
+double detectable_percent(const compare::Comparison& c, const compare::MethodOptions& method);
+
+// "3.7", "0.52", "150": a percentage as the notes show it.
+std::string percent_text(double p);
 // The note of a point still inconclusive when the budget is spent: the smallest change it could
 // have called (about half the time) with the interval it reached.
 std::string undecided_note(const compare::Comparison& c, const compare::MethodOptions& method, const std::string& budget);

@@ -225,6 +225,7 @@ void ProgramRunner::on_start(int id, Watch& watch, Attempt& a) {
   a.started.push_back(id);
   a.got_any = true;
   watch.last = now_();
+  out_.started();
   if (watch.asked.count(id) && unreported_.count(id)) {
     watch.started_at[id] = watch.last;
     watch.last_started = id;

@@ -46,6 +46,7 @@ class RunnerOutput {
   virtual void note(const std::string& line) = 0;            // a restart, a hunt for the culprit
   virtual void running(const std::string& point) = 0;        // the point believed running ("": not known)
   virtual void tick() = 0;                                   // called from the wait loop
+  virtual void started() {}  // a child said a point began: its start-up is over (run/costs.hpp)
 };
 
 struct RunnerSettings {

@@ -19,6 +19,7 @@
 #include "driver/common/database.hpp"
 #include "driver/common/manifest.hpp"
 #include "driver/common/progress.hpp"
+#include "driver/run/estimate.hpp"
 #include "driver/run/program_runner.hpp"
 #include "driver/run/steps.hpp"
 #include "host/machine.hpp"
@@ -62,14 +63,14 @@ void announce(Progress& progress, const RunOptions& o, const std::vector<Program
 // --processes K the whole sequence K times (program 1, program 2, ..., program 1 again, ...):
 // alternated, so slow drift of the machine spreads over every program's processes alike.
 void run_everywhere(const RunOptions& o, const std::vector<ProgramInfo>& programs, const Selection& selection,
-                    const std::vector<std::optional<int>>& devices, const Database& db, Sink& sink) {
+                    const std::vector<std::optional<int>>& devices, const Database& db, Sink& sink, CostMeter& costs) {
   auto work = [&](std::optional<int> device) {
     const RunnerSettings settings = runner_settings(o, device);
     for (int round = 0; round < o.processes && !interrupted(); ++round)
       for (std::size_t i = 0; i < programs.size() && !interrupted(); ++i) {
         if (selection.per_program[i].empty()) continue;
         SinkOutput out(sink, db.run_for(i, device), programs[i], where_of(programs[i], device));
-        ProgramRunner(settings, programs[i], selection.per_program[i], out, interrupted()).run();
+        costs.run(settings, programs[i], selection.per_program[i], out, interrupted());
       }
   };
   if (devices.size() == 1) {
@@ -103,6 +104,8 @@ int run_command(RunOptions o) {
   const std::vector<ProgramInfo>& programs = listing.listed;
   const Selection selection = select_points(o, programs);
   const std::vector<std::optional<int>> devices = choose_devices(o, programs);
+  say_run_estimate(o, programs, selection, devices.size());
+  if (o.estimate_only) return kOk;  // nothing runs, nothing is written
   const Database db = prepare_database(o, programs, devices);
 
   const bool live = o.progress == ProgressMode::Live || (o.progress == ProgressMode::Auto && isatty(STDERR_FILENO));
@@ -110,8 +113,10 @@ int run_command(RunOptions o) {
                     selection.total * devices.size() * o.processes);
   Sink sink(progress, db.dir, o.env.empty(), o.processes > 1);
   announce(progress, o, programs, db, selection.total * devices.size());
-  run_everywhere(o, programs, selection, devices, db, sink);
+  CostMeter costs(CostBook::default_path(), cost_knobs(o));
+  run_everywhere(o, programs, selection, devices, db, sink, costs);
   progress.finish();
+  if (const std::string note = costs.save(); !note.empty()) std::fprintf(stderr, "pitot run: note: %s\n", note.c_str());
 
   std::vector<PointResult> results = sink.take();
   std::sort(results.begin(), results.end(), [](const PointResult& a, const PointResult& b) {

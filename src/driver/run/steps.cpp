@@ -252,6 +252,9 @@ void add_program_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o) {
       ->check(CLI::Range(1, kMaxInterleave))
       ->capture_default_str();
   cmd->add_flag("--no-interleave", o->no_interleave, "Run each program's points one after another");
+  cmd->add_flag("--estimate", o->estimate_only,
+                "Say what the run would cost (points, processes, minutes, from the last run of the same programs "
+                "where there is one) and exit without running anything");
   // Engine and device knobs go to every program unchanged (see docs/program-cli.md), declared
   // once with the programs' own (core/knobs.hpp) and checked here as the programs check them, so
   // a bad value is one message, not one per program. --timing and --clock are parsed into their

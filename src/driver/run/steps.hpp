@@ -48,6 +48,7 @@ struct RunOptions {
   int interleave = 8;
   bool no_interleave = false;
   int processes = 1;                               // each program runs this many times, alternated; samples pooled per point
+  bool estimate_only = false;                      // --estimate: say what it would cost, run nothing (run/estimate.hpp)
   std::map<std::string, std::string> passthrough;  // engine knobs for the programs, checked as they check them
   std::optional<Timing> timing;                    // --timing and --clock, for the programs
   std::optional<GpuClock> clock;

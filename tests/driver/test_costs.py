@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""What a run costs, said before it is spent (src/driver/run/costs.hpp, src/driver/ab/plan.hpp).
+
+usage: test_costs.py CASE PITOT PROGRAMS_DIR
+CASE: estimate | budget | corrupt | nothing | lean
+Each case has its own cost file (XDG_CACHE_HOME in a temporary folder). The points are the
+trivial ones of drv_ok, each made to cost a known time: --min-time and --max-time 0.2 s of
+sampling, so a process's wall is about 5 x 0.2 s whatever the machine's load.
+"""
+import atexit
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+PITOT, PROGRAMS = os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+FIXED = ["--warmup", "0", "--min-samples", "2", "--min-time", "0.2", "--max-time", "0.2"]
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+def workdir():
+    d = tempfile.mkdtemp(prefix="pitot-costs-test-")
+    atexit.register(lambda: failures or shutil.rmtree(d, ignore_errors=True))  # kept when a check failed
+    return d
+
+
+def env_for(d):
+    return dict(os.environ, XDG_CACHE_HOME=os.path.join(d, "cache"))
+
+
+def cost_file(d):
+    return os.path.join(d, "cache", "pitot", "costs.json")
+
+
+def pitot(args, d, cwd=None):
+    t0 = time.monotonic()
+    r = subprocess.run([PITOT] + args, cwd=cwd or d, env=env_for(d), capture_output=True, text=True)
+    r.wall = time.monotonic() - t0
+    return r
+
+
+def prog(name):
+    return os.path.join(PROGRAMS, "drv_" + name)
+
+
+def estimated_seconds(text, label="about"):
+    m = re.search(label + r" ([\d.]+) (s|min|h)\b", text)
+    check(m is not None, f"an estimate in: {text}")
+    return float(m.group(1)) * {"s": 1, "min": 60, "h": 3600}[m.group(2)] if m else float("nan")
+
+
+def case_estimate():
+    """Recorded once, estimated, run again: the estimate within 25% of the second run's wall."""
+    d = workdir()
+    run = ["run", prog("ok"), "--no-asv", "--processes", "3", "--progress", "none"] + FIXED
+    r = pitot(run + ["--estimate"], d)
+    check(r.returncode == 0, f"--estimate without history exits 0 ({r.stderr})")
+    check("a bound from the knobs" in r.stdout and "not history" in r.stdout, f"says it is a bound: {r.stdout}")
+    check("5 points, 3 processes" in r.stdout, f"counts points and processes: {r.stdout}")
+    r = pitot(run, d)
+    check(r.returncode == 0, f"first run exits 0 ({r.stderr})")
+    check(os.path.exists(cost_file(d)), "the first run writes the cost file")
+    r = pitot(run + ["--estimate"], d)
+    check("from the last run of the same programs" in r.stdout, f"the estimate comes from history: {r.stdout}")
+    estimate = estimated_seconds(r.stdout)
+    second = pitot(run, d)
+    check(second.returncode == 0, f"second run exits 0 ({second.stderr})")
+    print(f"estimate {estimate:.2f} s, second run {second.wall:.2f} s", flush=True)
+    check(abs(estimate - second.wall) <= 0.25 * second.wall,
+          f"estimate {estimate:.2f} s within 25% of the wall {second.wall:.2f} s")
+    # Other knobs: other costs; the history of these does not stand for them.
+    r = pitot(["run", prog("ok"), "--no-asv", "--estimate", "--max-time", "0.3"], d)
+    check("not history" in r.stdout, f"other knobs fall back to the bound: {r.stdout}")
+
+
+def ab(d, budget, first, extra=()):
+    args = ["ab", prog("ok"), prog("ok"), "--threshold", "0", "--processes", str(first), "--max-processes", "20",
+            "--budget", str(budget), "--progress", "plain"] + FIXED + list(extra)
+    r = pitot(args, d)
+    check(r.returncode in (0, 1), f"pitot ab exits 0 or 1 ({r.returncode}: {r.stderr})")
+    m = re.search(r"pitot ab: (\d+) process(?:es)? a side", r.stderr)
+    check(m is not None, f"pitot ab says its processes: {r.stderr}")
+    done = int(m.group(1)) if m else 0
+    # One round: a process of each side, as this run measured it.
+    round_seconds = r.wall / max(1, done)
+    print(f"budget {budget} s: {done} processes a side in {r.wall:.2f} s ({round_seconds:.2f} s a round)", flush=True)
+    check(r.wall <= budget + round_seconds,
+          f"--budget {budget}: {r.wall:.2f} s is within the budget and one round ({round_seconds:.2f} s)")
+    return r, done
+
+
+def case_budget():
+    """--budget is never passed by more than one round, from the first look on."""
+    d = workdir()
+    # History first (the same knobs as ab's below): a process costs about 1 s, a round about 2 s.
+    r = pitot(["run", prog("ok"), "--no-asv"] + FIXED, d)
+    check(r.returncode == 0, f"recording run exits 0 ({r.stderr})")
+    # The first look (8 a side, about 16 s) does not fit in 6 s: it gets the 2 a side that do.
+    r, done = ab(d, 6, 8)
+    check("would pass --budget 6" in r.stderr, f"says the first look does not fit: {r.stderr}")
+    check(done == 2, f"the first look cut to 2 processes a side, got {done}")
+    check("left undecided when the time budget (--budget 6) ran out" in r.stderr,
+          f"lists the points left undecided: {r.stderr}")
+    check(re.search(r"drv_ok\.work\[i=\d\]: beyond about [\d.]+% \(interval", r.stderr) is not None,
+          f"each with the smallest change it could have called: {r.stderr}")
+    # A stop at a later look (2 a side take about 4 s, 4 about 8 s): where depends on the rounds'
+    # measured cost, but never past the budget by more than a round (checked in ab()).
+    r, done = ab(d, 11, 2)
+    check(2 <= done < 20, f"stops at a look before --max-processes, got {done} a side")
+
+
+def case_corrupt():
+    """A corrupt cost file: a note, the run goes on, and the file is replaced by a good one."""
+    d = workdir()
+    os.makedirs(os.path.dirname(cost_file(d)))
+    with open(cost_file(d), "w") as f:
+        f.write('{"format": 1, "programs": [ {{{ not json')
+    r = pitot(["run", prog("ok"), "--no-asv", "--progress", "plain"] + FIXED, d)
+    check(r.returncode == 0, f"a corrupt cost file is not fatal ({r.returncode}: {r.stderr})")
+    check("is not one pitot can read" in r.stderr and "ignored" in r.stderr, f"says it is ignored: {r.stderr}")
+    with open(cost_file(d)) as f:
+        doc = json.load(f)
+    check([p["program"] for p in doc["programs"]] == ["drv_ok"], f"replaced by this run's costs: {doc}")
+    check(len(doc["programs"][0]["points"]) == 5, f"every point's cost: {doc}")
+    r = pitot(["run", prog("ok"), "--no-asv", "--estimate"] + FIXED, d)
+    check("from the last run" in r.stdout and "not one pitot can read" not in r.stderr,
+          f"the next estimate reads it: {r.stdout} {r.stderr}")
+
+
+def case_nothing():
+    """--estimate runs nothing: no asv row, no cost file change, for pitot run and pitot ab."""
+    d = workdir()
+    subprocess.run(["git", "init", "-q", d], check=True)
+    subprocess.run(["git", "-C", d, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q",
+                    "--allow-empty", "-m", "one"], check=True)
+    r = pitot(["init"], d)
+    check(r.returncode == 0, f"pitot init exits 0 ({r.stderr})")
+    r = pitot(["run", prog("ok"), "--no-asv"] + FIXED, d)  # a cost file to leave alone
+    with open(cost_file(d), "rb") as f:
+        before = f.read()
+    stamp = os.stat(cost_file(d)).st_mtime_ns
+    r = pitot(["run", prog("ok"), "--estimate"] + FIXED, d)
+    check(r.returncode == 0, f"pitot run --estimate exits 0 ({r.stderr})")
+    sha = subprocess.run(["git", "-C", d, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    r = pitot(["ab", prog("ok"), prog("ok"), "--base-commit", sha, "--head-commit", sha, "--estimate"] + FIXED, d)
+    check(r.returncode == 0, f"pitot ab --estimate exits 0 ({r.stderr})")
+    check("first look (4 processes a side)" in r.stdout and "at most (12 a side" in r.stdout,
+          f"ab's estimate has the first look and the worst case: {r.stdout}")
+    results = os.path.join(d, "results")
+    rows = [f for _, _, files in os.walk(results) for f in files if f.endswith(".json")] if os.path.isdir(results) else []
+    check(rows == [], f"no asv rows written: {rows}")
+    with open(cost_file(d), "rb") as f:
+        check(f.read() == before and os.stat(cost_file(d)).st_mtime_ns == stamp, "the cost file is unchanged")
+
+
+def case_lean():
+    """pitot ab's children sample lean unless told otherwise; the user's limits win."""
+    d = workdir()
+    r = pitot(["ab", "--help"], d)
+    check("--warmup 0.005 --min-time 0.01 --max-time 0.1" in r.stdout, f"--help names the lean limits: {r.stdout}")
+    for extra, bound in [([], "0.105"), (["--max-time", "0.3"], "0.305"), (["--min-time", "0.5"], "0.505"),
+                         (["--warmup", "0"], "0.1 s")]:
+        r = pitot(["ab", prog("ok"), prog("ok"), "--estimate"] + extra, d)
+        check(r.returncode == 0, f"ab --estimate {extra} exits 0 ({r.stderr})")
+        check(f"--max-time = {bound}" in r.stdout, f"ab {extra}: a point bounded at {bound}: {r.stdout}")
+
+
+if __name__ == "__main__":
+    {"estimate": case_estimate, "budget": case_budget, "corrupt": case_corrupt, "nothing": case_nothing,
+     "lean": case_lean}[sys.argv[1]]()
+    if failures:
+        print(f"{len(failures)} check(s) failed", flush=True)
+        sys.exit(1)
+    print("ok", flush=True)
