@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 
 # The switch's values: the method's own returned seconds (the default: a history recorded that way
 # goes on unchanged), or pitot's device clock for the methods seen reading CUDA events.
@@ -64,76 +65,108 @@ def take_option(args: list):
 
 
 # ------------------------------------------------------------------------------------------------
-# Patching torch's and CuPy's functions for the length of a block.
+# Patching torch's and CuPy's waits and event reads, per thread.
+#
+# The engine runs each interleaved point in a thread of its own and passes a turn between them, so
+# one point may make its deciding call (which must read its events for real) while another is
+# inside its device-timed block (where the waits must return at once). One wrapper per function
+# is installed while any thread is inside such a block and does what the calling thread asked:
+# swapping the functions themselves per block made a deciding call read 0.0 from the stand-in of
+# another point's block, and moved that point to the host clock (H200, 2026-12-04).
+
+# (module, attribute path) -> (the stand-in while the thread skips waits, counted as an event read)
+_POINTS = {
+    ("torch", "cuda.Event.synchronize"): (lambda self: None, False),
+    ("torch", "cuda.Event.elapsed_time"): (lambda self, end: 0.0, True),
+    ("torch", "cuda.Event.query"): (lambda self: True, False),
+    ("torch", "cuda.Stream.synchronize"): (lambda self: None, False),
+    ("torch", "cuda.synchronize"): (lambda device=None: None, False),
+    ("cupy", "cuda.Event.synchronize"): (lambda self: None, False),
+    ("cupy", "cuda.Stream.synchronize"): (lambda self: None, False),
+    ("cupy", "cuda.get_elapsed_time"): (lambda start, end: 0.0, True),
+    ("cupy", "cuda.Device.synchronize"): (lambda self: None, False),
+}
+_local = threading.local()  # .skip: depth of host_waits_skipped blocks; .reads: the list counting
+_lock = threading.Lock()
+_installed: dict = {}  # (id(owner), attr) -> [owner, attr, what owner's own dict held, blocks inside]
+
+
+def _dispatch(original, stand_in, counted):
+    def call(*args, **kwargs):
+        reads = getattr(_local, "reads", None)
+        if counted and reads is not None:
+            reads.append(1)
+        if getattr(_local, "skip", 0):
+            return stand_in(*args, **kwargs)
+        return original(*args, **kwargs)
+    return call
+
 
 @contextlib.contextmanager
-def patched(items):
-    """Within the block, each (module, attribute path, make) of `items` whose module is imported
-    is replaced by make(original); restored afterwards. A type that cannot be patched (an
-    extension type) keeps its own."""
-    saved = []
-    try:
-        for module_name, path, make in items:
+def _wrappers_installed():
+    """Within the block, each function of _POINTS whose module is imported goes through
+    _dispatch; the last block to leave (of any thread) puts the originals back. A type that
+    cannot be patched (an extension type) keeps its own."""
+    taken = []
+    with _lock:
+        for (module_name, path), (stand_in, counted) in _POINTS.items():
             owner = sys.modules.get(module_name)
             *parents, attr = path.split(".")
             for part in parents:
                 owner = getattr(owner, part, None)
             if owner is None or not hasattr(owner, attr):
                 continue
-            original = owner.__dict__.get(attr) if isinstance(owner, type) else getattr(owner, attr)
-            try:
-                setattr(owner, attr, make(getattr(owner, attr)))
-            except (TypeError, AttributeError):
-                continue
-            saved.append((owner, attr, original))
+            key = (id(owner), attr)
+            if key not in _installed:
+                own = owner.__dict__.get(attr) if isinstance(owner, type) else getattr(owner, attr)
+                try:
+                    setattr(owner, attr, _dispatch(getattr(owner, attr), stand_in, counted))
+                except (TypeError, AttributeError):
+                    continue
+                _installed[key] = [owner, attr, own, 0]
+            _installed[key][3] += 1
+            taken.append(key)
+    try:
         yield
     finally:
-        for owner, attr, original in reversed(saved):
-            if original is None:
-                delattr(owner, attr)  # it was inherited: the base's shows again
-            else:
-                setattr(owner, attr, original)
+        with _lock:
+            for key in taken:
+                entry = _installed[key]
+                entry[3] -= 1
+                if entry[3] == 0:
+                    owner, attr, own, _ = _installed.pop(key)
+                    if own is None:
+                        delattr(owner, attr)  # it was inherited: the base's shows again
+                    else:
+                        setattr(owner, attr, own)
 
 
-# What a self-timed method waits on. Under pitot's device clock these waits would stop the
-# launches from queueing behind pitot's blocking kernel, so the point would lose the kernel clock
-# and hold the host's launch latency; the returned seconds are ignored there anyway.
-_WAITS = [
-    ("torch", "cuda.Event.synchronize", lambda self: None),
-    ("torch", "cuda.Event.elapsed_time", lambda self, end: 0.0),
-    ("torch", "cuda.Event.query", lambda self: True),
-    ("torch", "cuda.Stream.synchronize", lambda self: None),
-    ("torch", "cuda.synchronize", lambda device=None: None),
-    ("cupy", "cuda.Event.synchronize", lambda self: None),
-    ("cupy", "cuda.Stream.synchronize", lambda self: None),
-    ("cupy", "cuda.get_elapsed_time", lambda start, end: 0.0),
-    ("cupy", "cuda.Device.synchronize", lambda self: None),
-]
-
-
+@contextlib.contextmanager
 def host_waits_skipped():
-    """Within the block, the waits of _WAITS return at once (of the modules already imported)."""
-    return patched([(m, p, lambda original, s=stand_in: s) for m, p, stand_in in _WAITS])
-
-
-# Reading the time between two CUDA events: what makes a method self-timed on the GPU.
-_READS = [("torch", "cuda.Event.elapsed_time"), ("cupy", "cuda.get_elapsed_time")]
+    """Within the block, this thread's waits of _POINTS return at once (of the modules already
+    imported). Under pitot's device clock these waits would stop the launches from queueing
+    behind pitot's blocking kernel, so the point would lose the kernel clock and hold the host's
+    launch latency; the returned seconds are ignored there anyway."""
+    with _wrappers_installed():
+        _local.skip = getattr(_local, "skip", 0) + 1
+        try:
+            yield
+        finally:
+            _local.skip -= 1
 
 
 @contextlib.contextmanager
 def event_reads_counted():
-    """Within the block, calls of _READS still work and are counted: yields a list whose length
-    is their number."""
+    """Within the block, this thread's reads of the time between two CUDA events still work and
+    are counted: yields a list whose length is their number."""
     seen = []
-
-    def counting(original):
-        def read(*args, **kwargs):
-            seen.append(1)
-            return original(*args, **kwargs)
-        return read
-
-    with patched([(m, p, counting) for m, p in _READS]):
-        yield seen
+    with _wrappers_installed():
+        saved = getattr(_local, "reads", None)
+        _local.reads = seen
+        try:
+            yield seen
+        finally:
+            _local.reads = saved
 
 
 # ------------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import tempfile
 import types
 import unittest
@@ -75,6 +76,30 @@ class Decide(unittest.TestCase):
         self.assertEqual(self.Event.__dict__["elapsed_time"](None, None), 0.5)  # restored
         self.st.set_mode("device")
         self.assertEqual(self.decide(events)[0], ("device", True))
+
+    def test_a_deciding_call_reads_its_events_while_another_thread_skips_waits(self):
+        """Interleaved points run in threads of their own: one point's deciding call must read its
+        events for real while another point's device-timed block skips them (the H200 run that
+        found this: three of four norm points went to the host clock)."""
+        events = lambda: self.Event().elapsed_time(self.Event()) / 1e3  # noqa: E731
+        inside, leave, seen = threading.Event(), threading.Event(), []
+
+        def timed_point():
+            with self.st.host_waits_skipped():
+                seen.append(events())  # the stand-in: 0.0
+                inside.set()
+                leave.wait(10)
+
+        other = threading.Thread(target=timed_point)
+        other.start()
+        self.assertTrue(inside.wait(10))
+        self.st.set_mode("device")
+        self.assertEqual(self.decide(events)[0], ("device", True))  # 0.5 ms read, not 0.0
+        self.assertEqual(events(), 0.5e-3)
+        leave.set()
+        other.join(10)
+        self.assertEqual(seen, [0.0])
+        self.assertEqual(self.Event.__dict__["elapsed_time"](None, None), 0.5)  # restored after both
 
     def test_cpu_methods_keep_their_path_under_the_switch(self):
         self.st.set_mode("device")
