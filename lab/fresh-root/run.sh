@@ -15,7 +15,9 @@ if [ ! -x "$root/usr/bin/apt-get" ]; then
   case $suite in
     bookworm) debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian ;;
     noble)
-      debootstrap --variant=minbase --no-check-gpg --components=main,universe noble "$root" http://archive.ubuntu.com/ubuntu
+      # Debian 12's debootstrap has no noble script; gutsy's is the one every later Ubuntu uses.
+      debootstrap --variant=minbase --no-check-gpg --components=main,universe noble "$root" http://archive.ubuntu.com/ubuntu \
+        /usr/share/debootstrap/scripts/gutsy
       printf 'deb [trusted=yes] http://archive.ubuntu.com/ubuntu %s main universe\n' noble noble-updates noble-security \
         > "$root/etc/apt/sources.list" ;;
     *) echo "unknown suite $suite (bookworm or noble)" >&2; exit 2 ;;
