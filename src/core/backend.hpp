@@ -35,6 +35,9 @@ struct DeviceOptions {
   // Celsius, at most S seconds (0: no wait).
   double cool_to_c = 0;
   double cool_timeout_seconds = 60;
+  // --untrusted: the code under test may cheat; the checks of docs/untrusted.md run and may fail
+  // a point with a reason starting "untrusted: ".
+  bool untrusted = false;
 };
 
 struct DeviceBackend {

@@ -12,6 +12,7 @@
 
 #include "core/point_run.hpp"
 #include "core/stats.hpp"
+#include "core/untrusted.hpp"
 
 namespace pitot {
 
@@ -119,6 +120,7 @@ void finalize(PointRun& run, const std::string& program) {
   r.name = p.name;
   r.values = p.values;
   r.unit = p.def->unit;
+  if (run.device.untrusted) r.backend_info["untrusted"] = true;  // failed points say it too
   if (r.status == PointStatus::Failed) return;
   if (run.skipped) {
     r.status = PointStatus::Skipped;
@@ -158,6 +160,7 @@ void finalize(PointRun& run, const std::string& program) {
       r.tracks.push_back({"kernel_busy_seconds", "seconds", busy->get<double>()});
   }
   card_tracks(r);
+  if (run.device.untrusted) untrusted::check_point(r);
 }
 
 // The body of a point's thread: runs the benchmark function, holding the turn except while

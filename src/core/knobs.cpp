@@ -13,7 +13,7 @@ constexpr KnobBounds kPositive{K::Positive}, kNonNegative{K::NonNegative};
 // choice (0) captures at most 1,000 on CUDA and 256 on HIP (src/cuda, src/hip sampler.cpp).
 constexpr double kMaxGraphLaunches = 1000000;
 
-const std::array<Knob, 14> kKnobs{{
+const std::array<Knob, 15> kKnobs{{
     {"--warmup", "Seconds of untimed warm-up per point", kNonNegative, &RunConfig::warmup_seconds},
     {"--min-samples", "Samples before the interval rule may stop a point", {K::Integer, 2, 100000000}, &RunConfig::min_samples},
     {"--min-time", "Seconds of sampling before the interval rule may stop a point", kNonNegative, &RunConfig::min_seconds},
@@ -31,6 +31,10 @@ const std::array<Knob, 14> kKnobs{{
      {K::Within, 0.0, 600.0}, &DeviceOptions::energy_seconds},
     {"--cool-to", "GPU: before each point, wait until the card is at or under this temperature, degrees C (0: no wait)", {K::Within, 0.0, 150.0}, &DeviceOptions::cool_to_c},
     {"--cool-timeout", "GPU: the longest wait of --cool-to, seconds", {K::Within, 0.0, 3600.0}, &DeviceOptions::cool_timeout_seconds},
+    {"--untrusted",
+     "Time code that may cheat (docs/untrusted.md): self-reported times refused, every sample waits for the whole "
+     "device, impossible speeds and persisting-L2 limits refused",
+     {K::Flag}, &DeviceOptions::untrusted},
 }};
 
 }  // namespace

@@ -24,6 +24,7 @@ struct KnobBounds {
     Within,       // a finite number from lo to hi (cli::within)
     Integer,      // a whole number from lo to hi (CLI::Range on ints)
     Seed,         // a whole number from 0 to 2^64-1, in decimal (cli::seed)
+    Flag,         // no value: on when given (pitot run passes the flag alone)
   };
   Kind kind = Kind::Positive;
   double lo = 0, hi = 0;
@@ -32,7 +33,7 @@ struct KnobBounds {
 // Where a program keeps a knob's value: a member of its RunConfig (the engine) or of its
 // DeviceOptions (the device).
 using KnobField = std::variant<double RunConfig::*, int RunConfig::*, std::uint64_t RunConfig::*,
-                               double DeviceOptions::*, int DeviceOptions::*>;
+                               double DeviceOptions::*, int DeviceOptions::*, bool DeviceOptions::*>;
 
 struct Knob {
   const char* flag;  // "--warmup"
@@ -41,6 +42,7 @@ struct Knob {
   KnobField field;
   // RunConfig's (the first three kinds of field), else DeviceOptions'.
   bool engine() const { return field.index() < 3; }
+  bool flag_only() const { return bounds.kind == KnobBounds::Kind::Flag; }
 };
 
 // --interleave's bound, in a program and in `pitot run` (each with its own help: pitot run keeps

@@ -91,6 +91,11 @@ ListAnswer list_answer_from_json(const nlohmann::json& j);
 struct StartMessage {
   int id = 0;
 };
+// {"type":"sampling","id":7}: the point with id 7 finished its warm-up and takes its samples
+// (sent under --untrusted: the driver times the phase up to the point's result itself).
+struct SamplingMessage {
+  int id = 0;
+};
 // {"type":"point",...}: a point finished (reported, failed or skipped): to_json(PointResult).
 struct PointMessage {
   PointResult point;
@@ -101,13 +106,15 @@ struct DoneMessage {};
 struct OtherMessage {
   std::string type;
 };
-using ChannelMessage = std::variant<StartMessage, PointMessage, DoneMessage, OtherMessage>;
+using ChannelMessage = std::variant<StartMessage, SamplingMessage, PointMessage, DoneMessage, OtherMessage>;
 
 inline constexpr const char* kStartType = "start";
+inline constexpr const char* kSamplingType = "sampling";
 inline constexpr const char* kPointType = "point";
 inline constexpr const char* kDoneType = "done";
 
 nlohmann::json to_json(const StartMessage& m);
+nlohmann::json to_json(const SamplingMessage& m);
 nlohmann::json to_json(const PointMessage& m);
 nlohmann::json to_json(const DoneMessage& m);
 // Throws nlohmann::json::exception for an object that is not a message (no string `type`, a

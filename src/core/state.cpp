@@ -2,12 +2,14 @@
 
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 
 #include <pitot/benchmark.hpp>
 #include <pitot/detail/backend_info.hpp>
 
 #include "core/backend.hpp"
 #include "core/point_run.hpp"
+#include "core/untrusted.hpp"
 
 namespace pitot {
 namespace {
@@ -91,6 +93,8 @@ void run_schedule(State& state, Sampler& sampler) {
   const RunConfig& cfg = run.config;
   PointResult& r = run.result;
   r.backend = sampler.backend();
+  // Untrusted mode times only with pitot's own clocks: a sample the code reports itself is refused.
+  if (run.device.untrusted && r.backend == "manual") throw std::runtime_error(untrusted::self_reported_reason());
   const DeviceBackend* backend = device_backend();
   auto range_push = [&] {
     if (backend && backend->range_push) backend->range_push("pitot:" + run.point.name);
@@ -118,6 +122,7 @@ void run_schedule(State& state, Sampler& sampler) {
   }
 
   double spent = 0;  // wall time spent sampling this point, over all its turns
+  if (run.hooks.on_sampling_begin) run.hooks.on_sampling_begin(run.point);
   for (;;) {
     auto batch_start = std::chrono::steady_clock::now();
     range_push();

@@ -139,6 +139,7 @@ inline CLI::Validator knob_check(const KnobBounds& b) {
     case KnobBounds::Kind::Within: return within(b.lo, b.hi);
     case KnobBounds::Kind::Integer: return CLI::Range(static_cast<int>(b.lo), static_cast<int>(b.hi));
     case KnobBounds::Kind::Seed: return seed();
+    case KnobBounds::Kind::Flag: return CLI::Validator();  // a flag takes no value to check
   }
   return CLI::Validator();
 }

@@ -297,6 +297,9 @@ int run_program(int argc, char** argv) {
     hooks.on_thread_start = [backend, device = o.device.device](const PlannedPoint&) { backend->bind_thread(device); };
   // Tells a driver which points are running, so a crash is charged to them alone.
   hooks.on_point_begin = [&](const PlannedPoint& p) { send(json_text(to_json(StartMessage{p.id}))); };
+  // Under --untrusted the driver times each point's sampling phase on its own clock.
+  if (o.device.untrusted)
+    hooks.on_sampling_begin = [&](const PlannedPoint& p) { send(json_text(to_json(SamplingMessage{p.id}))); };
 
   std::vector<PointResult> results;
   bool any_failed = false;

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <iostream>
+#include <type_traits>
 #include <variant>
 
 #include <CLI/CLI.hpp>
@@ -185,7 +186,10 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& p
       if (k.engine() != engine) continue;
       std::visit(
           [&](auto field) {
-            app.add_option(k.flag, knob_value(o, field), k.help)->check(cli::knob_check(k.bounds))->capture_default_str();
+            if constexpr (std::is_same_v<decltype(field), bool DeviceOptions::*>)
+              app.add_flag(k.flag, knob_value(o, field), k.help);
+            else
+              app.add_option(k.flag, knob_value(o, field), k.help)->check(cli::knob_check(k.bounds))->capture_default_str();
           },
           k.field);
     }

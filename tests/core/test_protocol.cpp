@@ -91,6 +91,7 @@ TEST(Protocol, TheDocListsExactlyTheKeysTheStructsWrite) {
   const auto doc = documented_keys();
   const std::map<std::string, json> written = {
       {"StartMessage", to_json(StartMessage{7})},
+      {"SamplingMessage", to_json(SamplingMessage{7})},
       {"DoneMessage", to_json(DoneMessage{})},
       {"PointMessage", to_json(PointMessage{full_point()})},
       {"ListAnswer", to_json(full_answer())},

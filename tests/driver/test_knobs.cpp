@@ -48,6 +48,7 @@ Probe probe(const KnobBounds& b) {
     case Kind::Integer: return {{whole(b.lo), whole(b.hi)}, {whole(b.lo - 1), whole(b.hi + 1), whole(b.lo) + ".5", "x"}};
     case Kind::Seed:
       return {{"0", "7", "18446744073709551615"}, {"-1", "18446744073709551616", "1.5", "1e3", "0x10", "x"}};
+    case Kind::Flag: return {};  // no value (TEST(Knobs, AFlagKnobTakesNoValue))
   }
   return {};
 }
@@ -127,12 +128,13 @@ TEST(Knobs, TheTableIsWhole) {
   }
   for (const char* flag : {"--warmup", "--min-samples", "--min-time", "--max-time", "--max-samples", "--ci-target",
                            "--batch-time", "--min-sample-time", "--seed", "--graph-launches", "--throttle-ratio",
-                           "--energy", "--cool-to", "--cool-timeout"})
+                           "--energy", "--cool-to", "--cool-timeout", "--untrusted"})
     EXPECT_TRUE(flags.count(flag)) << flag << " is not in the table";
 }
 
 TEST(Knobs, ABoundIsTheSameInAProgramAndInPitot) {
   for (const Knob& k : knobs()) {
+    if (k.flag_only()) continue;  // no value, no bound
     const Probe p = probe(k.bounds);
     for (const std::string& v : p.taken) {
       SCOPED_TRACE(std::string(k.flag) + " " + v);
@@ -160,8 +162,44 @@ TEST(Knobs, ABoundIsTheSameInAProgramAndInPitot) {
   }
 }
 
+// A flag knob (--untrusted): off unless given, on in a program that gets it, and passed on by
+// pitot run alone, without a value.
+TEST(Knobs, AFlagKnobTakesNoValue) {
+  for (const Knob& k : knobs()) {
+    if (!k.flag_only()) continue;
+    SCOPED_TRACE(k.flag);
+    const auto off = parse_program({});
+    const auto on = parse_program({k.flag});
+    ASSERT_TRUE(off && on);
+    EXPECT_EQ(kept(*off, k), 0);
+    EXPECT_EQ(kept(*on, k), 1);
+    for (const char* name : {"run", "ab"}) {
+      Pitot pitot;
+      std::vector<std::string> args = command(name, k.flag, "");
+      args.pop_back();
+      EXPECT_NO_THROW(pitot.parse(args)) << "pitot " << name;
+    }
+    CLI::App app{"run"};
+    auto o = std::make_shared<driver::run::RunOptions>();
+    driver::run::add_program_options(&app, o);
+    std::vector<std::string> args = {"run", k.flag, "--warmup", "0.5"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    ASSERT_NO_THROW(app.parse(static_cast<int>(argv.size()), argv.data()));
+    const auto settings = driver::run::runner_settings(*o, std::nullopt);
+    const auto& passed = settings.program_args;
+    const auto at = std::find(passed.begin(), passed.end(), k.flag);
+    ASSERT_NE(at, passed.end()) << k.flag << " is not passed on";
+    if (at + 1 != passed.end()) {
+      EXPECT_EQ((at + 1)->rfind("--", 0), 0u) << "a value follows " << k.flag;
+    }
+    EXPECT_EQ(settings.untrusted, std::string(k.flag) == "--untrusted");
+  }
+}
+
 TEST(Knobs, PitotRunPassesTheTextOnUnchanged) {
   for (const Knob& k : knobs()) {
+    if (k.flag_only()) continue;  // TEST(Knobs, AFlagKnobTakesNoValue)
     const std::string v = probe(k.bounds).taken.back();
     CLI::App app{"run"};
     auto o = std::make_shared<driver::run::RunOptions>();
@@ -212,7 +250,8 @@ TEST(Knobs, TheProgramPageNamesEveryKnob) {
   std::stringstream text;
   text << page.rdbuf();
   for (const Knob& k : knobs())
-    EXPECT_NE(text.str().find(std::string("`") + k.flag + " "), std::string::npos) << k.flag << " is not in docs/program-cli.md";
+    EXPECT_NE(text.str().find(std::string("`") + k.flag + (k.flag_only() ? "`" : " ")), std::string::npos)
+        << k.flag << " is not in docs/program-cli.md";
 }
 
 }  // namespace

@@ -215,7 +215,11 @@ RunnerSettings runner_settings(const RunOptions& o, std::optional<int> device) {
   s.interleave = o.no_interleave ? 1 : o.interleave;
   s.device = device;
   for (const auto& a : o.axes) s.program_args.insert(s.program_args.end(), {"--axis", a});
-  for (const auto& [flag, value] : o.passthrough) s.program_args.insert(s.program_args.end(), {flag, value});
+  for (const auto& [flag, value] : o.passthrough) {
+    s.program_args.push_back(flag);
+    if (!value.empty()) s.program_args.push_back(value);  // a flag knob (--untrusted) has none
+  }
+  s.untrusted = o.passthrough.count("--untrusted") > 0;
   if (o.timing) s.program_args.insert(s.program_args.end(), {"--timing", name_of(*o.timing)});
   if (o.clock) s.program_args.insert(s.program_args.end(), {"--clock", name_of(*o.clock)});
   return s;
@@ -262,7 +266,9 @@ void add_program_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o) {
   const char* const passed = "Passed to every program (see its --help)";
   auto add_knobs = [&](bool engine) {
     for (const Knob& k : knobs())
-      if (k.engine() == engine)
+      if (k.engine() == engine && k.flag_only())  // passed on alone (runner_settings)
+        cmd->add_flag_callback(k.flag, [o, flag = std::string(k.flag)] { o->passthrough[flag] = ""; }, passed);
+      else if (k.engine() == engine)
         cmd->add_option_function<std::string>(
                k.flag, [o, flag = std::string(k.flag)](const std::string& v) { o->passthrough[flag] = v; }, passed)
             ->check(cli::knob_check(k.bounds));

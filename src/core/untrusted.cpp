@@ -1,0 +1,92 @@
+// The untrusted mode's device-free checks (untrusted.hpp).
+#include "core/untrusted.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace pitot::untrusted {
+
+std::string self_reported_reason() {
+  return std::string(kPrefix) +
+         "self-reported time refused (exec_manual, or a Python method timed by the seconds it returns): time the "
+         "work with state.exec, or run without --untrusted";
+}
+
+double floor_seconds(double flops, double bytes, const Peaks& peaks, bool bytes_bound, bool launches) {
+  double floor = launches ? kLaunchFloorSeconds : 0.0;
+  if (flops > 0 && peaks.flops_per_second > 0) floor = std::max(floor, flops / peaks.flops_per_second);
+  if (bytes_bound && bytes > 0 && peaks.bytes_per_second > 0) floor = std::max(floor, bytes / peaks.bytes_per_second);
+  return floor;
+}
+
+std::string impossible_speed(double median, double flops, double bytes, const Peaks& peaks, bool bytes_bound,
+                             bool launches) {
+  const double floor = floor_seconds(flops, bytes, peaks, bytes_bound, launches);
+  if (!(floor > 0) || !(median >= 0) || median >= floor * (1 - kSpeedMargin)) return "";
+  const std::string prefix = std::string(kPrefix) + "faster than the card can do: ";
+  const double by_flops = peaks.flops_per_second > 0 ? flops / peaks.flops_per_second : 0;
+  const double by_bytes = bytes_bound && peaks.bytes_per_second > 0 ? bytes / peaks.bytes_per_second : 0;
+  if (by_flops >= floor && by_flops > 0)
+    return prefix + fmt::format("{:.0f} TFLOP/s claimed, peak {:.0f}", flops / std::max(median, 1e-15) / 1e12,
+                                peaks.flops_per_second / 1e12);
+  if (by_bytes >= floor && by_bytes > 0)
+    return prefix + fmt::format("{:.0f} GB/s claimed, peak {:.0f}", bytes / std::max(median, 1e-15) / 1e9,
+                                peaks.bytes_per_second / 1e9);
+  return prefix + fmt::format("{:.3g} us per call, below the launch floor of {:.3g} us", median * 1e6,
+                              kLaunchFloorSeconds * 1e6);
+}
+
+namespace {
+
+double number_in(const nlohmann::json& info, const char* key) {
+  const auto it = info.find(key);
+  return it != info.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+}  // namespace
+
+void check_point(PointResult& r) {
+  nlohmann::json& info = r.backend_info;
+  info["untrusted"] = true;
+  nlohmann::json& checks = info["untrusted_checks"];
+  if (!checks.is_object()) checks = nlohmann::json::object();
+  checks["self_reported_time"] = "ok";  // a manual sampler failed the point before it got here
+  if (!r.stats) return;
+  // Device points: the backend recorded its peaks; a CPU point has none and is not bounded.
+  const bool device = r.backend != "cpu" && r.backend != "value";
+  Peaks peaks{number_in(info, "peak_tflops") * 1e12, number_in(info, "peak_gbytes_per_second") * 1e9};
+  // The bytes bound holds when the data comes from memory: cold mode, or more bytes than the cache.
+  const auto timing = info.find("timing");
+  const bool cold = timing != info.end() && timing->is_string() && timing->get<std::string>() == "cold";
+  const double cache = number_in(info, "cache_bytes");
+  const bool bytes_bound = cold || (cache > 0 && r.bytes > cache);
+  const std::string refused = impossible_speed(r.stats->median, r.flops, r.bytes, peaks, bytes_bound, device);
+  checks["impossible_speed"] = refused.empty() ? "ok" : refused;
+  checks["floor_seconds"] = floor_seconds(r.flops, r.bytes, peaks, bytes_bound, device);
+  if (refused.empty()) return;
+  r.status = PointStatus::Failed;
+  r.reason = refused;
+}
+
+std::string check_against_wall(const std::vector<double>& samples, std::int64_t number, double wall_seconds) {
+  if (samples.empty()) return "";
+  double sum = 0;
+  for (double s : samples) sum += s;
+  std::vector<double> sorted = samples;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  const double n = static_cast<double>(std::max<std::int64_t>(number, 1));
+  // The device time the child claims to have measured: its samples' sum, or count x median when
+  // a few small samples hide many large ones' worth.
+  const double claimed = std::max(sum, median * static_cast<double>(samples.size())) * n;
+  const double allowed = wall_seconds * (1 + kWallMargin) + kWallSlackSeconds;
+  if (std::isfinite(claimed) && claimed <= allowed) return "";
+  return std::string(kPrefix) +
+         fmt::format("the program's samples claim {:.3g} s of timed work, but the driver saw its timed phase last "
+                     "{:.3g} s (reported times forged?)",
+                     claimed, wall_seconds);
+}
+
+}  // namespace pitot::untrusted
