@@ -86,6 +86,7 @@ void select_device(int device) {
 
 void record_kit_info(State& state, const DeviceKit& any_kit) {
   const CudaKit& kit = cuda_kit(any_kit);
+  if (kit.peak_tflops > 0) detail::set_backend_info(state, "peak_tflops", json(kit.peak_tflops).dump());
   if (kit.peak_gbytes_per_second > 0)
     detail::set_backend_info(state, "peak_gbytes_per_second", json(kit.peak_gbytes_per_second).dump());
   // What the data may stay in between launches (hot and graph mode): the HBM percentage is left

@@ -14,6 +14,15 @@ double peak_gbytes_per_second(double memory_clock_khz, int bus_width_bits) {
   return 2.0 * memory_clock_khz * 1e3 * (bus_width_bits / 8.0) / 1e9;
 }
 
+double peak_tflops(int cc_major, int sm_count, double clock_khz) {
+  if (cc_major <= 0 || sm_count <= 0 || !(clock_khz > 0)) return 0;
+  // Sparse tensor FLOP per SM per clock at the narrowest type: Hopper's FP8 dense is 8192 (1979
+  // TFLOP/s on 132 SMs at 1.83 GHz), twice that sparse; Blackwell's FP4 four times Hopper's;
+  // Ampere and Ada's INT8/FP8 half of Hopper's. Older cards get Ampere's, already far above them.
+  const double per_sm_clock = cc_major >= 10 ? 65536 : cc_major == 9 ? 16384 : 8192;
+  return per_sm_clock * sm_count * clock_khz * 1e3 / 1e12;
+}
+
 std::string cuda_version_text(int version) {
   if (version <= 0) return "";
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);

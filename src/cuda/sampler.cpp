@@ -53,6 +53,9 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
   kit->peak_gbytes_per_second = peak_gbytes_per_second(
       device_attribute(cudaDevAttrMemoryClockRate, device, "cudaDeviceGetAttribute(MemoryClockRate)"),
       device_attribute(cudaDevAttrGlobalMemoryBusWidth, device, "cudaDeviceGetAttribute(GlobalMemoryBusWidth)"));
+  kit->peak_tflops = peak_tflops(
+      device_attribute(cudaDevAttrComputeCapabilityMajor, device, "cudaDeviceGetAttribute(ComputeCapabilityMajor)"),
+      kit->sm_count, kit->nominal_clock_khz);
   const auto l2 = static_cast<std::size_t>(device_attribute(cudaDevAttrL2CacheSize, device, "cudaDeviceGetAttribute(L2CacheSize)"));
   kit->l2_bytes = l2;
   // Twice the L2, so no line of the last launch survives the replacement policy.
@@ -142,6 +145,32 @@ SampleSize size_sample(const DeviceKit& any_kit, Mode mode, double min_sample_se
 
 void before_batch(DeviceKit&, Mode mode) {
   if (mode == Mode::Cold) reset_persisting_l2();
+}
+
+std::string untrusted_begin(DeviceKit&) {
+  PITOT_CUDA_TRY(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
+  PITOT_CUDA_TRY(cudaCtxResetPersistingL2Cache());
+  return "";
+}
+
+std::string untrusted_before_batch(DeviceKit&) {
+  // untrusted_begin set the limit to 0: only the benchmark can have raised it since.
+  std::size_t limit = 0;
+  PITOT_CUDA_TRY(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
+  PITOT_CUDA_TRY(cudaCtxResetPersistingL2Cache());
+  if (limit == 0) return "";
+  PITOT_CUDA_TRY(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
+  return "the benchmark set a persisting-L2 limit of " + std::to_string(limit) +
+         " bytes (data pinned in L2 survives the cache flush)";
+}
+
+void wait_for_device(DeviceKit& any_kit, cudaStream_t stream) {
+  // An event on the legacy stream completes after all work queued before it on every blocking
+  // stream (the benchmark's cudaStreamCreate streams and stream 0); `stream` waits for it.
+  CudaKit& kit = cuda_kit(any_kit);
+  if (!kit.legacy_mark) PITOT_CUDA_TRY(cudaEventCreateWithFlags(&kit.legacy_mark, cudaEventDisableTiming));
+  PITOT_CUDA_TRY(cudaEventRecord(kit.legacy_mark, cudaStreamLegacy));
+  PITOT_CUDA_TRY(cudaStreamWaitEvent(stream, kit.legacy_mark, 0));
 }
 
 void launch_blocker(DeviceKit& kit, cudaStream_t stream) {

@@ -18,6 +18,8 @@ struct CudaKit final : DeviceKit {
   int sm_count = 0;
   double nominal_clock_khz = 0;  // cudaDevAttrClockRate
   double peak_gbytes_per_second = 0;
+  double peak_tflops = 0;                // the untrusted mode's bound (facts.hpp, peak_tflops)
+  cudaEvent_t legacy_mark = nullptr;     // untrusted: marks the legacy stream (ops::wait_for_device)
   std::size_t l2_bytes = 0;
   void* flush_buffer = nullptr;
   int* flush_sink = nullptr;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,18 @@ nlohmann::json energy_info(const DeviceSampler::Energy& e) {
           {"window_seconds", e.window_seconds}, {"calls", e.calls}, {"cooled_seconds", e.cooled_seconds}};
 }
 
+// --untrusted: the backend's start (persisting L2 off, or a refusal where it cannot run untrusted)
+// and what the point records of the device-side checks (docs/untrusted.md).
+void untrusted_begin(State& state, DeviceKit& kit) {
+  if (const std::string why = ops::untrusted_begin(kit); !why.empty()) throw std::runtime_error("untrusted mode: " + why);
+  detail::set_backend_info(
+      state, "untrusted_device",
+      nlohmann::json{{"end_of_sample", "each stop event waits for every blocking stream; each batch synchronizes the device"},
+                     {"persisting_l2", "limit 0 and lines reset before each batch; a limit the benchmark sets is refused"},
+                     {"kernel_clock", "never declined; a call without device work it can see is refused"}}
+          .dump());
+}
+
 }  // namespace
 
 void exec(State& state, const DeviceOptions& options, std::function<void(Launch&)> work) {
@@ -128,8 +141,10 @@ void exec(State& state, const DeviceOptions& options, std::function<void(Launch&
   } else {
     say_once("the GPU's clocks, temperature and power are not recorded: " + kit.card_missing);
   }
+  if (options.untrusted) untrusted_begin(state, kit);
   DeviceSampler sampler(kit, mode, clock, options.clock == Clock::Kernel, work, rotations, options.graph_launches,
                         options.throttle_ratio);
+  sampler.set_untrusted(options.untrusted);
   if (card_log) sampler.watch_card(&*card_log);
   if (options.energy_seconds > 0) sampler.measure_energy_at_finish(kit.card.get(), options.energy_seconds);
   detail::run_schedule(state, sampler);

@@ -66,6 +66,14 @@ SampleSize size_sample(const DeviceKit& kit, Mode mode, double min_sample_second
                        const HotSeconds& hot_seconds);
 // Before each batch, e.g. reset state a flush cannot reach.
 void before_batch(DeviceKit& kit, Mode mode);
+// --untrusted (docs/untrusted.md). At the point's start: the persisting-L2 limit set to 0 and its
+// lines reset; a reason when the backend cannot run untrusted ("" when it can).
+std::string untrusted_begin(DeviceKit& kit);
+// Before each batch: the persisting lines reset; a reason when the benchmark raised the limit.
+std::string untrusted_before_batch(DeviceKit& kit);
+// Makes `stream` wait for all work queued so far on the device's blocking streams (before a
+// sample's stop event: work the benchmark moved to a stream of its own is inside the span).
+void wait_for_device(DeviceKit& kit, gpuStream_t stream);
 // The spinning kernel at a batch's start (released by kit.signals).
 void launch_blocker(DeviceKit& kit, gpuStream_t stream);
 // The cache flush before each cold launch.

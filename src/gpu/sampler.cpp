@@ -240,13 +240,16 @@ void DeviceSampler::warmup(double warmup_seconds, double min_sample_seconds) {
   do {
     spans.push_back(sample().seconds);
   } while (std::chrono::duration<double>(clock::now() - start).count() < warmup_seconds);
-  if (kernel_clock() && !clock_forced_ && kernel_clock::events_see_unmatched_work(median(spans), median(event_samples_))) {
+  if (untrusted_ && kernel_clock() && kernel_clock::events_see_unmatched_work(median(spans), median(event_samples_)))
+    throw std::runtime_error("untrusted: device work outside the timed call: the events saw more device time than the "
+                             "kernel clock could tie to the call (work queued from another thread?)");
+  if (kernel_clock() && !clock_forced_ && !untrusted_ && kernel_clock::events_see_unmatched_work(median(spans), median(event_samples_))) {
     declined_ = "the events around each launch saw more device time than the kernel clock matched to it (work "
                 "queued from another thread, such as autograd's backward, is invisible to the kernel clock): timed "
                 "with events (--clock kernel forces the kernel clock)";
     clock_ = Clock::Events;
     (void)sample();
-  } else if (kernel_clock() && !clock_forced_ && max_waves_ > 1) {
+  } else if (kernel_clock() && !clock_forced_ && !untrusted_ && max_waves_ > 1) {
     char waves[32];
     std::snprintf(waves, sizeof waves, "%.1f", max_waves_);
     declined_ = kernel_clock::demangle(widest_) + " runs " + waves +
@@ -289,6 +292,8 @@ void DeviceSampler::run_once() {
 }
 
 DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
+  if (untrusted_)
+    if (const std::string why = ops::untrusted_before_batch(kit_); !why.empty()) throw std::runtime_error("untrusted: " + why);
   ops::before_batch(kit_, mode_);
   const bool kclock = kernel_clock();
   activity_record(kclock);  // off for events: recording kernels slows some of them
@@ -313,23 +318,27 @@ DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
           ops::launch_flush(kit_, stream_);
           PITOT_GPU_TRY(gpuEventRecord(starts_[k], stream_));
           launch_work(kclock ? first + static_cast<std::uint64_t>(k) : 0);
+          end_span();
           PITOT_GPU_TRY(gpuEventRecord(stops_[k], stream_));
         }
         break;
       case Mode::Hot:
         PITOT_GPU_TRY(gpuEventRecord(starts_[0], stream_));
         for (std::int64_t k = 0; k < count_; ++k) launch_work();
+        end_span();
         PITOT_GPU_TRY(gpuEventRecord(stops_[0], stream_));
         break;
       case Mode::Graph:
         PITOT_GPU_TRY(gpuEventRecord(starts_[0], stream_));
         PITOT_GPU_TRY(gpuGraphLaunch(graph_exec_, stream_));
+        end_span();
         PITOT_GPU_TRY(gpuEventRecord(stops_[0], stream_));
         break;
     }
     ops::probe_clock(kit_, stream_, true, sequence);
   }
   PITOT_GPU_TRY(gpuStreamSynchronize(stream_));
+  if (untrusted_) PITOT_GPU_TRY(gpuDeviceSynchronize());  // work on non-blocking streams ends inside the batch
   if (blocker && signals->timed_out) {
     // The author's launch waited for the blocker: a profiler that serializes the kernels it
     // profiles (ncu -k / --nvtx-include, rocprof) or work that synchronizes with the host. Go on
@@ -364,6 +373,9 @@ void DeviceSampler::read_kernel_clock(std::uint64_t first, BatchTimes& times) {
   for (const auto& l : launches) {
     // Work that queues nothing the clock sees (host work, work queued from another thread) has no
     // device time to read: a clear failure rather than a made-up number.
+    if (std::isnan(l.span_ns) && untrusted_)
+      throw std::runtime_error("untrusted: a timed call queued no device work the kernel clock could see (work skipped "
+                               "after the first calls, or queued from another thread)");
     if (std::isnan(l.span_ns))
       throw std::runtime_error(current_point() +
                                ": the kernel clock found no kernel, memcpy or memset of a launch (is the work queued "

@@ -104,6 +104,10 @@ class DeviceSampler final : public detail::Sampler {
     double cooled_seconds = 0;    // waited afterwards for the card to be back at its temperature
     std::string problem;          // why there is no measurement ("" when there is one)
   };
+  // --untrusted (docs/untrusted.md): each stop event waits for the device's blocking streams,
+  // each batch ends with the whole device synchronized and the benchmark's persisting-L2 limit
+  // refused, and the kernel clock neither declines nor lets a call without device work through.
+  void set_untrusted(bool on) { untrusted_ = on; }
   void measure_energy_at_finish(card::Card* card, double window_seconds) {
     energy_card_ = card;
     energy_window_ = window_seconds;
@@ -156,6 +160,10 @@ class DeviceSampler final : public detail::Sampler {
   card::Card* energy_card_ = nullptr;
   double energy_window_ = 0;
   std::optional<Energy> energy_;
+  bool untrusted_ = false;
+  void end_span() {  // before each stop event
+    if (untrusted_) ops::wait_for_device(kit_, stream_);
+  }
 };
 
 }  // namespace pitot::PITOT_GPU_NAMESPACE

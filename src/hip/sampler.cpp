@@ -159,6 +159,11 @@ SampleSize size_sample(const DeviceKit& any_kit, Mode mode, double min_sample_se
 
 void before_batch(DeviceKit&, Mode) {}
 
+// The untrusted mode is CUDA's for now (docs/untrusted.md): exec refuses it here.
+std::string untrusted_begin(DeviceKit&) { return "not on HIP yet: run untrusted points on a CUDA GPU"; }
+std::string untrusted_before_batch(DeviceKit&) { return ""; }
+void wait_for_device(DeviceKit&, hipStream_t) {}
+
 void launch_blocker(DeviceKit& any_kit, hipStream_t stream) {
   const HipKit& kit = hip_kit(any_kit);
   const auto ticks = static_cast<std::uint64_t>(kBlockerTimeoutSeconds * static_cast<double>(kit.wall_clock_hz));

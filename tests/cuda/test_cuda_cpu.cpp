@@ -27,6 +27,15 @@ TEST(Facts, PeakBandwidth) {
   EXPECT_EQ(pc::peak_gbytes_per_second(3201000, 0), 0);
 }
 
+TEST(Facts, PeakTflopsForTheUntrustedFloor) {
+  // H200: 132 SMs at 1980 MHz, Hopper's sparse FP8: about 4282 TFLOP/s, above its 67 of FP32 and
+  // its 3958 of sparse FP8 at the lower boost clock the datasheet quotes.
+  EXPECT_NEAR(pc::peak_tflops(9, 132, 1980000), 4282.2, 0.1);
+  EXPECT_NEAR(pc::peak_tflops(8, 108, 1410000), 1247.5, 0.1);  // A100: its 1248 sparse INT8
+  EXPECT_EQ(pc::peak_tflops(0, 132, 1980000), 0);
+  EXPECT_EQ(pc::peak_tflops(9, 0, 1980000), 0);
+}
+
 TEST(Facts, Versions) {
   EXPECT_EQ(pc::cuda_version_text(13000), "13.0");
   EXPECT_EQ(pc::cuda_version_text(12040), "12.4");
