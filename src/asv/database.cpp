@@ -70,7 +70,10 @@ int asv_file_version(AsvFile kind) {
 }
 
 json load_asv_file(const fs::path& path, AsvFile kind) {
-  const std::string text = rethrow_as<ReadError, AsvError>([&] { return read_text_file(path); });
+  return parse_asv_file(rethrow_as<ReadError, AsvError>([&] { return read_text_file(path); }), path, kind);
+}
+
+json parse_asv_file(const std::string& text, const fs::path& path, AsvFile kind) {
   json doc;
   try {
     doc = kind == AsvFile::Results ? parse_python_json(text) : parse_json_bounded(text);

@@ -26,6 +26,8 @@ int asv_file_version(AsvFile kind);
 // it cannot be read, does not parse, is not a JSON object or has another `version` than
 // asv_file_version(kind). Callers add what happens next ("Nothing was written.").
 nlohmann::json load_asv_file(const std::filesystem::path& path, AsvFile kind);
+// The same check of a file's text already read (`path` names it in the refusal).
+nlohmann::json parse_asv_file(const std::string& text, const std::filesystem::path& path, AsvFile kind);
 // The same, nullopt when the file does not exist.
 std::optional<nlohmann::json> load_asv_file_if_any(const std::filesystem::path& path, AsvFile kind);
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/compare/input.hpp"
+#include "driver/compare/sources.hpp"
 
 namespace pc = pitot::driver::compare;
 

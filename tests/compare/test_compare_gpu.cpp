@@ -16,9 +16,8 @@
 
 #include "core/result.hpp"
 #include "core/stats.hpp"
-#include "driver/compare/input.hpp"
-#include "driver/compare/report.hpp"
-#include "driver/compare/run.hpp"
+#include "driver/compare/compare.hpp"
+#include "driver/compare/sources.hpp"
 #include "asv/write.hpp"
 #include "asv/env.hpp"
 #include "host/machine.hpp"

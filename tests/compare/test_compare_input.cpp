@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "driver/common/database.hpp"
-#include "driver/compare/input.hpp"
+#include "driver/compare/sources.hpp"
 #include "asv/results.hpp"
 #include "temp_dir.hpp"
 
@@ -306,3 +306,25 @@ TEST(CompareInputFaults, DeepNestingIsRefused) {
 }
 
 }  // namespace
+
+// pitot ab finds the rows of the points it planned by point_key: it must be the key compare's
+// rows carry, for string, int and float values alike.
+TEST(CompareInput, PointKeyIsTheRowsKey) {
+  pitot::BenchmarkInfo b;
+  b.program = "bench_gemm";
+  b.name = "gemm";
+  b.axes = {{"dtype", pitot::AxisKind::String, {}}, {"M", pitot::AxisKind::Int, {}}, {"alpha", pitot::AxisKind::Float, {}}};
+  const std::vector<pitot::AxisValue> values = {std::string("bf16"), std::int64_t{4096}, 0.5};
+  pitot::PointResult p;
+  p.program = b.program;
+  p.benchmark = b.name;
+  p.name = "gemm[dtype=bf16, M=4096, alpha=0.5]";
+  p.values = values;
+  p.samples = {1.0, 1.1, 1.2};
+  const pc::ResultSet rows = pc::pitot_result_set({b}, {p}, "rows");
+  ASSERT_EQ(rows.points.size(), 1u);
+  EXPECT_EQ(pc::point_key(b, values), rows.points[0].key);
+  EXPECT_EQ(pc::point_key(b, values), "bench_gemm.gemm('bf16', 4096, 0.5)");
+  b.asv_key = "suite.gemm";  // a benchmark that names its own asv key
+  EXPECT_EQ(pc::point_key(b, values), pc::pitot_result_set({b}, {p}, "rows").points[0].key);
+}

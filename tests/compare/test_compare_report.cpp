@@ -9,8 +9,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "driver/compare/report.hpp"
-#include "driver/compare/run.hpp"
+#include "driver/compare/compare.hpp"
 #include "temp_dir.hpp"
 
 namespace pc = pitot::driver::compare;

@@ -24,7 +24,7 @@
 
 #include "core/bounded_json.hpp"
 #include "driver/common/child.hpp"
-#include "driver/compare/input.hpp"
+#include "driver/compare/sources.hpp"
 #include "driver/common/database.hpp"
 #include "driver/common/manifest.hpp"
 #include "asv/write.hpp"

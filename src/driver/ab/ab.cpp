@@ -21,9 +21,7 @@
 #include "driver/ab/schedule.hpp"
 #include "driver/common/command.hpp"
 #include "driver/common/files.hpp"
-#include "driver/compare/input.hpp"
-#include "driver/compare/report.hpp"
-#include "driver/compare/run.hpp"
+#include "driver/compare/compare.hpp"
 #include "driver/run/costs.hpp"
 #include "driver/run/estimate.hpp"
 #include "driver/run/steps.hpp"
@@ -111,30 +109,22 @@ std::vector<const PlannedPoint*> planned(const ProgramInfo& program, const std::
 }
 
 // Compare's key of every shared point (asv's name: values as Python reprs), back to the program
-// pair and the point's name, from skeletons of the points made rows as compare makes them.
+// pair and the point's name.
 std::map<std::string, std::pair<std::size_t, std::string>> points_by_key(const Side& base, const Shared& shared) {
-  std::vector<BenchmarkInfo> benchmarks;
-  std::vector<PointResult> skeletons;
-  std::vector<std::pair<std::size_t, std::string>> order;
+  std::map<std::string, std::pair<std::size_t, std::string>> out;
   for (std::size_t k = 0; k < shared.programs.size(); ++k) {
     const ProgramInfo& program = base.programs[shared.programs[k].first];
-    benchmarks.insert(benchmarks.end(), program.benchmarks.begin(), program.benchmarks.end());
-    for (const PlannedPoint* p : planned(program, shared.points[k])) {
-      skeletons.push_back(skeleton(program, *p));
-      order.emplace_back(k, p->name);
-    }
+    for (const PlannedPoint* p : planned(program, shared.points[k]))
+      out[compare::point_key(program.benchmarks.at(p->benchmark), p->values)] = {k, p->name};
   }
-  const compare::ResultSet set = compare::pitot_result_set(benchmarks, skeletons, "planned points");
-  std::map<std::string, std::pair<std::size_t, std::string>> out;
-  for (std::size_t i = 0; i < set.points.size() && i < order.size(); ++i) out[set.points[i].key] = order[i];
   return out;
 }
 
-// The side's results so far as compare's rows, per-process medians kept.
-compare::ResultSet result_set(const Side& side, const std::string& label) {
-  std::vector<BenchmarkInfo> benchmarks;
-  for (const auto& p : side.programs) benchmarks.insert(benchmarks.end(), p.benchmarks.begin(), p.benchmarks.end());
-  return compare::pitot_result_set(benchmarks, side.sink->snapshot(), label);
+// The side's results so far, per-process medians kept.
+compare::PitotSide results_of(const Side& side, const std::string& label) {
+  compare::PitotSide out{label, {}, side.sink->snapshot()};
+  for (const auto& p : side.programs) out.benchmarks.insert(out.benchmarks.end(), p.benchmarks.begin(), p.benchmarks.end());
+  return out;
 }
 
 // One process of one program of one side, for the points still undecided, its cost measured.
@@ -159,8 +149,7 @@ compare::MethodOptions checked_method(const AbOptions& a) {
   compare::MethodOptions method;
   method.threshold = compare::parse_threshold(a.threshold);
   method.confidence = a.confidence;
-  if (!(a.confidence > 0.5 && a.confidence < 1))
-    throw InputError(fmt::format("--confidence {}: expected a level between 0.5 and 1, like 0.999", a.confidence));
+  compare::check_confidence(method);
   if (a.max_processes < a.first_processes)
     throw InputError(fmt::format("--max-processes {} is below --processes {}", a.max_processes, a.first_processes));
   if (a.base_commit.empty() != a.head_commit.empty())
@@ -235,7 +224,7 @@ Outcome run_looks(Side& base, Side& head, const Shared& shared, const std::vecto
         run_process(second, &second == &base ? ib : ih, undecided[k], costs);
       }
     }
-    out.report = compare::build_report(result_set(base, "base " + a.base), result_set(head, "head " + a.head), method);
+    out.report = compare::compare_pitot(results_of(base, "base " + a.base), results_of(head, "head " + a.head), method);
     for (auto& names : undecided) names.clear();
     for (const auto& row : out.report.rows)
       if (row.comparison.verdict == compare::Verdict::Inconclusive)
@@ -278,14 +267,12 @@ int report_outcome(Side& base, Side& head, Outcome& out, const compare::MethodOp
     if (s->sink->fatal()) throw InputError(fmt::format("the asv database refused the {} results: {}", s->name,
                                                        s->sink->fatal_message()));
   const compare::Report& report = out.report;
-  std::string text = a.markdown ? compare::render_markdown(report, false)
-                     : a.json   ? compare::render_json(report, false).dump(2) + "\n"
-                                : compare::render_table(report, false, false);
-  if (!a.output.empty()) {
-    replace_file(a.output, text);
-    if (a.markdown || a.json) text = compare::render_table(report, false, false);
-    text += fmt::format("report written to {}\n", a.output);
-  }
+  const compare::Format format = a.markdown ? compare::Format::Markdown
+                                 : a.json   ? compare::Format::Json
+                                            : compare::Format::Table;
+  std::string text = compare::report_text(report, format, a.output, false, false);
+  // ab shows the table on stdout even when the file holds it.
+  if (format == compare::Format::Table && !a.output.empty()) text = compare::render_table(report, false, false) + text;
   std::fputs(text.c_str(), stdout);
   std::fflush(stdout);
   if (!interrupted()) std::fputs(summary.c_str(), stderr);

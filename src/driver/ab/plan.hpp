@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/compare/report.hpp"
+#include "driver/compare/compare.hpp"
 #include "driver/run/estimate.hpp"
 
 namespace pitot::driver::ab {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/compare/stats.hpp"
+#include "driver/compare/compare.hpp"
 
 namespace pitot::driver::ab {
 

@@ -5,8 +5,7 @@
 #include <unistd.h>
 
 #include "driver/common/command.hpp"
-#include "driver/compare/input.hpp"
-#include "driver/compare/run.hpp"
+#include "driver/compare/compare.hpp"
 
 namespace pitot::driver::compare {
 namespace {

@@ -1,4 +1,4 @@
-#include "driver/compare/run.hpp"
+#include "driver/compare/compare.hpp"
 
 #include <cstdlib>
 #include <optional>
@@ -8,8 +8,7 @@
 
 #include "driver/common/database.hpp"
 #include "driver/common/files.hpp"
-#include "driver/compare/input.hpp"
-#include "driver/compare/report.hpp"
+#include "driver/compare/sources.hpp"
 
 namespace pitot::driver::compare {
 
@@ -43,11 +42,33 @@ double parse_threshold(const std::string& text) {
   return is_percent ? v / 100 : v;
 }
 
+void check_confidence(const MethodOptions& method) {
+  if (!(method.confidence > 0.5 && method.confidence < 1))
+    throw InputError(fmt::format("--confidence {}: expected a level between 0.5 and 1, like 0.999", method.confidence));
+}
+
+Report compare_pitot(const PitotSide& base, const PitotSide& head, const MethodOptions& method) {
+  return build_report(pitot_result_set(base.benchmarks, base.points, base.label),
+                      pitot_result_set(head.benchmarks, head.points, head.label), method);
+}
+
+std::string report_text(const Report& report, Format format, const fs::path& output, bool color, bool only_changed) {
+  std::string text;
+  switch (format) {
+    case Format::Table: text = render_table(report, color && output.empty(), only_changed); break;
+    case Format::Markdown: text = render_markdown(report, only_changed); break;
+    case Format::Json: text = render_json(report, only_changed).dump(2) + "\n"; break;
+  }
+  if (output.empty()) return text;
+  replace_file(output, text);
+  // The file is for tools and comments; the log still shows the table.
+  text = format == Format::Table ? "" : render_table(report, color, only_changed);
+  return text + fmt::format("report written to {}\n", output.string());
+}
+
 int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& err, bool out_is_terminal) {
   try {
-    if (!(options.method.confidence > 0.5 && options.method.confidence < 1))
-      throw InputError(fmt::format("--confidence {}: expected a level between 0.5 and 1, like 0.99",
-                                   options.method.confidence));
+    check_confidence(options.method);
     if (options.method.min_samples < 2) throw InputError("--min-samples must be at least 2");
     if (!(options.method.noise_prior >= 0 && options.method.noise_prior < 1))
       throw InputError("--noise-prior: expected a percentage like 2%, or 0 to turn the prior off");
@@ -57,20 +78,7 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
     const char* no_color = std::getenv("NO_COLOR");
     const bool color = options.color == Color::Always ||
                        (options.color == Color::Auto && out_is_terminal && !(no_color && *no_color));
-    std::string text;
-    switch (options.format) {
-      case Format::Table: text = render_table(report, color && options.output.empty(), options.only_changed); break;
-      case Format::Markdown: text = render_markdown(report, options.only_changed); break;
-      case Format::Json: text = render_json(report, options.only_changed).dump(2) + "\n"; break;
-    }
-    if (options.output.empty()) {
-      out << text;
-    } else {
-      replace_file(options.output, text);
-      // The file is for tools and comments; the log still shows the table.
-      if (options.format != Format::Table) out << render_table(report, color, options.only_changed);
-      out << fmt::format("report written to {}\n", options.output.string());
-    }
+    out << report_text(report, options.format, options.output, color, options.only_changed);
     out.flush();
     return report_exit_code(report);
   } catch (const InputError& e) {

@@ -1,0 +1,149 @@
+#include "driver/compare/comparison.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "driver/common/errors.hpp"
+
+namespace pitot::driver::compare {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Pick the strongest evidence both sides have.
+Comparison compare_points(const PointData& base, const PointData& head, bool higher_is_better,
+                          const MethodOptions& options, const NoiseFloor& history) {
+  if (!base.samples.empty() && !head.samples.empty())
+    return compare_runs({base.samples, base.process_medians}, {head.samples, head.process_medians},
+                        higher_is_better, options, history);
+  if (base.has_interval && head.has_interval)
+    return compare_intervals(base.value, base.ci_lo, base.ci_hi, head.value, head.ci_lo, head.ci_hi,
+                             higher_is_better, options);
+  return compare_values(base.value, head.value);
+}
+
+int severity(Verdict v) {
+  switch (v) {
+    case Verdict::Slower: return 0;
+    case Verdict::Inconclusive: return 1;
+    case Verdict::Faster: return 2;
+    case Verdict::Unchanged: return 3;
+  }
+  return 1;
+}
+
+}  // namespace
+
+int Report::count(Verdict v) const {
+  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [v](const Row& r) { return r.comparison.verdict == v; }));
+}
+
+double Report::geometric_mean() const {
+  double sum = 0;
+  int n = 0;
+  for (const auto& r : rows)
+    if (std::isfinite(r.effect)) {
+      sum += r.effect;
+      ++n;
+    }
+  return n ? std::exp(sum / n) : kNaN;
+}
+
+Report build_report(const ResultSet& base, const ResultSet& head, const MethodOptions& options) {
+  Report r;
+  r.base_label = base.label;
+  r.head_label = head.label;
+  r.options = options;
+  r.history_files = head.history_files;
+  r.environments = head.environments;
+  std::map<std::string, const PointData*> head_by_key;
+  for (const auto& p : head.points) head_by_key[p.key] = &p;
+  std::size_t shared = 0;
+  for (const auto& b : base.points) shared += head_by_key.count(b.key);
+  if (shared == 0 && !base.points.empty() && !head.points.empty())
+    throw InputError(fmt::format(
+        "base and head share no point: nothing to compare (base has {} points, such as {}; "
+        "head has {}, such as {}). Are they runs of the same programs?",
+        base.points.size(), base.points.front().display, head.points.size(),
+        head.points.front().display));
+  std::map<std::string, bool> in_base;
+  for (const auto& b : base.points) {
+    in_base[b.key] = true;
+    auto it = head_by_key.find(b.key);
+    if (it == head_by_key.end()) {
+      if (!b.derived) r.removed.push_back({b.display, ""});
+      continue;
+    }
+    const PointData& h = *it->second;
+    if (b.unit != h.unit)
+      throw InputError(fmt::format("mismatched units for {}: {} in base ({}), {} in head ({})", b.display, b.unit,
+                                   base.label, h.unit, head.label));
+    const bool skipped_both = b.state == PointState::Skipped && h.state == PointState::Skipped;
+    if (b.derived || h.derived) {
+      if (!skipped_both) ++r.derived_tracks;
+      continue;
+    }
+    if (skipped_both) {
+      // Nothing ran on either side: no change to report, and no line for it.
+      ++r.skipped_both;
+      continue;
+    }
+    const bool base_ok = b.state == PointState::Ok, head_ok = h.state == PointState::Ok;
+    if (base_ok && h.state == PointState::Failed) {
+      r.failed.push_back({b.display, h.reason});
+    } else if (b.state == PointState::Failed && head_ok) {
+      r.fixed.push_back({b.display, b.reason});
+    } else if (b.state == PointState::Failed && h.state == PointState::Failed) {
+      r.still_failing.push_back({b.display, h.reason});
+    } else if (!base_ok || !head_ok) {
+      if (base_ok || head_ok)
+        r.not_comparable.push_back(
+            {b.display, fmt::format("skipped in {}: {}", base_ok ? "head" : "base", base_ok ? h.reason : b.reason)});
+      else  // one side failed, the other skipped
+        r.not_comparable.push_back({b.display, b.state == PointState::Failed
+                                                   ? fmt::format("failed in base, skipped in head: {}", h.reason)
+                                                   : fmt::format("skipped in base, failed in head: {}", h.reason)});
+    } else if (!b.version.empty() && !h.version.empty() && b.version != h.version) {
+      r.not_comparable.push_back({b.display, fmt::format("benchmark version changed ({} -> {})", b.version, h.version)});
+    } else {
+      Row row;
+      row.base = b;
+      row.head = h;
+      row.higher_is_better = unit_higher_is_better(b.unit);
+      NoiseFloor floor;
+      if (auto hist = head.history.find(b.key); hist != head.history.end()) floor = history_noise(hist->second);
+      row.comparison = compare_points(b, h, row.higher_is_better, options, floor);
+      r.dropped += row.comparison.dropped;
+      const double ratio = row.comparison.ratio;
+      row.effect = (std::isfinite(ratio) && ratio > 0) ? std::log(ratio) * (row.higher_is_better ? -1 : 1) : kNaN;
+      if (is_change(row.comparison.verdict)) row.kernels = kernel_changes(b, h);
+      row.state_differs = state_differences(b.card, h.card);
+      r.rows.push_back(std::move(row));
+    }
+  }
+  for (const auto& h : head.points)
+    if (!in_base.count(h.key) && !h.derived) r.added.push_back({h.display, h.state == PointState::Ok ? "" : h.reason});
+  // By severity (slower, inconclusive, faster, unchanged), then worst first; unknown effects
+  // last; ties by name so the order is stable.
+  std::stable_sort(r.rows.begin(), r.rows.end(), [](const Row& a, const Row& b) {
+    const int sa = severity(a.comparison.verdict), sb = severity(b.comparison.verdict);
+    if (sa != sb) return sa < sb;
+    const bool fa = std::isfinite(a.effect), fb = std::isfinite(b.effect);
+    if (fa != fb) return fa;
+    if (fa && a.effect != b.effect) return a.effect > b.effect;
+    return a.base.display < b.base.display;
+  });
+  r.state = check_state(r.rows);
+  return r;
+}
+
+int report_exit_code(const Report& report) {
+  return (report.count(Verdict::Slower) > 0 || !report.failed.empty()) ? 1 : 0;
+}
+
+}  // namespace pitot::driver::compare
