@@ -26,18 +26,34 @@ std::string lower_first(std::string s) {
   return s;
 }
 
-}  // namespace
+std::string marker(Verdict v) {
+  switch (v) {
+    case Verdict::Slower: return "🔴 **slower**";
+    case Verdict::Faster: return "🟢 faster";
+    case Verdict::Unchanged: return "⚪ unchanged";
+    case Verdict::Inconclusive: return "🟡 inconclusive";
+  }
+  return "";
+}
 
-std::string render_markdown(const Report& r, bool only_changed, std::size_t limit) {
-  auto marker = [](Verdict v) -> std::string {
-    switch (v) {
-      case Verdict::Slower: return "🔴 **slower**";
-      case Verdict::Faster: return "🟢 faster";
-      case Verdict::Unchanged: return "⚪ unchanged";
-      case Verdict::Inconclusive: return "🟡 inconclusive";
-    }
-    return "";
-  };
+const std::string kHeader =
+    "| verdict | benchmark | ratio | interval | noise | base | head | note |\n"
+    "|---|---|---:|---|---|---:|---:|---|\n";
+
+std::string row_line(const Row* row) {
+  const auto& c = row->comparison;
+  std::string note = row_note(c);
+  for (const auto& k : shown_kernels(*row)) note += (note.empty() ? "" : "; ") + std::string("kernel ") + kernel_line(k);
+  return fmt::format("| {} | `{}` | {} | {} | {} | {} | {} | {} |\n", marker(c.verdict),
+                     markdown_escape(row->base.display), format_ratio(c.ratio), format_interval(c),
+                     format_noise(c), format_value(row->base.value, row->base.unit),
+                     format_value(row->head.value, row->head.unit), markdown_escape(note));
+}
+
+// What may be left out, and the room it may take: the trailer that counts it needs some.
+constexpr std::size_t kTrailer = 400;
+
+std::string heading(const Report& r) {
   const int code = report_exit_code(r);
   std::string out = fmt::format("### pitot compare: {}\n\n", code ? "regression found" : "no confirmed regression");
   out += fmt::format("**{}**\n\n", summary_line(r));
@@ -61,18 +77,46 @@ std::string render_markdown(const Report& r, bool only_changed, std::size_t limi
   if (!r.environments.empty())
     out += fmt::format("Environments compared, each with its counterpart: {}.\n\n",
                        markdown_escape(join_environments(r)));
-  const std::string header =
-      "| verdict | benchmark | ratio | interval | noise | base | head | note |\n"
-      "|---|---|---:|---|---|---:|---:|---|\n";
-  auto line = [&](const Row* row) {
+  return out;
+}
+
+// Every slower row, in full when they fit; else without notes; else one short line each. Returns
+// how many were left out (more than a comment can hold at all).
+int add_slower(std::string& out, const std::vector<const Row*>& slower, std::size_t limit) {
+  if (slower.empty()) return 0;
+  std::string full = kHeader, compact = kHeader, terse;
+  for (const Row* row : slower) {
+    full += row_line(row);
     const auto& c = row->comparison;
-    std::string note = row_note(c);
-    for (const auto& k : shown_kernels(*row)) note += (note.empty() ? "" : "; ") + std::string("kernel ") + kernel_line(k);
-    return fmt::format("| {} | `{}` | {} | {} | {} | {} | {} | {} |\n", marker(c.verdict),
-                       markdown_escape(row->base.display), format_ratio(c.ratio), format_interval(c),
-                       format_noise(c), format_value(row->base.value, row->base.unit),
-                       format_value(row->head.value, row->head.unit), markdown_escape(note));
-  };
+    compact += fmt::format("| {} | `{}` | {} | {} | {} | | | |\n", marker(c.verdict),
+                           markdown_escape(row->base.display), format_ratio(c.ratio), format_interval(c),
+                           format_noise(c));
+    terse += fmt::format("- `{}` {}\n", markdown_escape(row->base.display), format_ratio(c.ratio));
+  }
+  const std::size_t room = limit > out.size() + kTrailer ? limit - out.size() - kTrailer : 0;
+  if (full.size() + 1 <= room) out += full + "\n";
+  else if (compact.size() + 1 <= room) out += compact + "\n";
+  else if (terse.size() + 40 <= room) out += "**Slower** (ratio head/base)\n\n" + terse + "\n";
+  else {
+    // More slower points than a comment can hold at all: as many as fit, and the count.
+    std::size_t shown = 0;
+    std::string part;
+    for (const Row* row : slower) {
+      std::string l = fmt::format("- `{}` {}\n", markdown_escape(row->base.display), format_ratio(row->comparison.ratio));
+      if (part.size() + l.size() + 40 > room) break;
+      part += l;
+      ++shown;
+    }
+    out += "**Slower** (ratio head/base)\n\n" + part + "\n";
+    return static_cast<int>(slower.size() - shown);
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& r, bool only_changed, std::size_t limit) {
+  std::string out = heading(r);
   // Severity order: newly failing, slower, inconclusive, faster, unchanged. The first two are
   // always shown in full; the rest while they fit.
   std::vector<const Row*> slower, inconclusive, faster, unchanged;
@@ -85,7 +129,6 @@ std::string render_markdown(const Report& r, bool only_changed, std::size_t limi
       case Verdict::Unchanged: unchanged.push_back(&row); break;
     }
   }
-  int left_out_slower = 0;
   if (!r.failed.empty()) {
     out += "**Failed in head (ok in base)**\n\n";
     for (const auto& item : r.failed)
@@ -93,47 +136,17 @@ std::string render_markdown(const Report& r, bool only_changed, std::size_t limi
                          item.detail.empty() ? "" : ": " + markdown_escape(item.detail.substr(0, 300)));
     out += "\n";
   }
-  // What may be left out, and the room it may take: the trailer that counts it needs some.
-  constexpr std::size_t kTrailer = 400;
-  if (!slower.empty()) {
-    // Every slower row, in full when they fit; else without notes; else one short line each.
-    std::string full = header, compact = header, terse;
-    for (const Row* row : slower) {
-      full += line(row);
-      const auto& c = row->comparison;
-      compact += fmt::format("| {} | `{}` | {} | {} | {} | | | |\n", marker(c.verdict),
-                             markdown_escape(row->base.display), format_ratio(c.ratio), format_interval(c),
-                             format_noise(c));
-      terse += fmt::format("- `{}` {}\n", markdown_escape(row->base.display), format_ratio(c.ratio));
-    }
-    const std::size_t room = limit > out.size() + kTrailer ? limit - out.size() - kTrailer : 0;
-    if (full.size() + 1 <= room) out += full + "\n";
-    else if (compact.size() + 1 <= room) out += compact + "\n";
-    else if (terse.size() + 40 <= room) out += "**Slower** (ratio head/base)\n\n" + terse + "\n";
-    else {
-      // More slower points than a comment can hold at all: as many as fit, and the count.
-      std::size_t shown = 0;
-      std::string part;
-      for (const Row* row : slower) {
-        std::string l = fmt::format("- `{}` {}\n", markdown_escape(row->base.display), format_ratio(row->comparison.ratio));
-        if (part.size() + l.size() + 40 > room) break;
-        part += l;
-        ++shown;
-      }
-      out += "**Slower** (ratio head/base)\n\n" + part + "\n";
-      left_out_slower = static_cast<int>(slower.size() - shown);
-    }
-  }
+  const int left_out_slower = add_slower(out, slower, limit);
   std::map<std::string, int> left_out;
   if (left_out_slower) left_out["slower (more than one comment can hold)"] = left_out_slower;
   auto fits = [&](const std::string& more) { return out.size() + more.size() + kTrailer <= limit; };
   auto add_rows = [&](const std::vector<const Row*>& rows, const char* what, bool folded) {
     if (rows.empty()) return;
     std::string block = folded ? fmt::format("<details><summary>{} {}</summary>\n\n", rows.size(), what) : "";
-    block += header;
+    block += kHeader;
     std::size_t shown = 0;
     for (const Row* row : rows) {
-      std::string l = line(row);
+      std::string l = row_line(row);
       if (!fits(block + l + "\n</details>\n\n")) break;
       block += l;
       ++shown;

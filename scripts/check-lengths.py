@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Source files over 450 lines and functions over 120 lines in src/ and python/ (issue 35).
+
+C++ functions are found by layout (clang-format's): a definition starts at column 0 with a '('
+and ends at the next '}' at column 0. Python: a def to the next line indented no deeper.
+Exit 1 when something is over.
+"""
+import pathlib
+import re
+import sys
+
+MAX_FILE, MAX_FUNCTION = 450, 120
+root = pathlib.Path(__file__).resolve().parent.parent
+over = []
+
+
+def cpp_functions(lines):
+    start = None
+    for i, line in enumerate(lines):
+        if start is None and re.match(r"[A-Za-z].*\(", line) and not line.startswith(("namespace", "struct", "class", "enum", "#")):
+            start = i
+        elif start is not None and line.startswith("}"):
+            yield lines[start].strip(), start + 1, i - start + 1
+            start = None
+        elif start is not None and line.endswith(";") and not line.startswith(" ") and i == start:
+            start = None  # a declaration
+
+
+def python_functions(lines):
+    for i, line in enumerate(lines):
+        m = re.match(r"(\s*)(async\s+)?def ", line)
+        if not m:
+            continue
+        depth, end = len(m.group(1)), i + 1
+        while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > depth):
+            end += 1
+        while end > i + 1 and not lines[end - 1].strip():
+            end -= 1
+        yield line.strip(), i + 1, end - i
+
+
+for folder in ("src", "python"):
+    for path in sorted((root / folder).rglob("*")):
+        if path.suffix not in {".cpp", ".hpp", ".cu", ".cuh", ".h", ".py"} or not path.is_file():
+            continue
+        lines = path.read_text(errors="replace").splitlines()
+        name = path.relative_to(root)
+        if len(lines) > MAX_FILE:
+            over.append(f"{name}: {len(lines)} lines")
+        functions = python_functions(lines) if path.suffix == ".py" else cpp_functions(lines)
+        for head, line, length in functions:
+            if length > MAX_FUNCTION:
+                over.append(f"{name}:{line}: {length} lines: {head[:70]}")
+
+print("\n".join(over) if over else f"no file over {MAX_FILE} lines, no function over {MAX_FUNCTION}")
+sys.exit(1 if over else 0)
