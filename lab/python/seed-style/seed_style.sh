@@ -7,11 +7,11 @@
 # of 20 after 10 warm-ups, own_driver.py), pitot's default (returned seconds) and
 # `--self-timed device`: one table of medians and spreads of process medians, in issue32.txt.
 # Builds the module from this tree (needs .carry/usr from lab/python/carry.sh and the
-# machine's scikit-build-core and nanobind). usage: tests/python/device/seed_style.sh OUT_DIR
+# machine's scikit-build-core and nanobind). usage: lab/python/seed-style/seed_style.sh OUT_DIR
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 out=${1:?give OUT_DIR}
-here=$root/tests/python/device
+here=$root/lab/python/seed-style
 mkdir -p "$out"
 carry=$root/.carry/usr
 multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
