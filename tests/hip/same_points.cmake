@@ -1,6 +1,8 @@
 # cmake -DFIRST=<program> -DSECOND=<program> -DOUT=<dir> -P same_points.cmake
 # Fails unless both programs' `--list --json` are the same (program name, benchmarks, points) apart
-# from the backend each was built for.
+# from the backend each was built for and that backend's toolkit in its requirements (a program's
+# env names its own toolkit only, so a CUDA program's requirements never name HIP nor a HIP
+# program's CUDA: with the other's toolkit left in, the texts differ and this fails).
 file(MAKE_DIRECTORY ${OUT})
 foreach(which FIRST SECOND)
   execute_process(COMMAND ${${which}} --list --json ${OUT}/${which}.json RESULT_VARIABLE rc)
@@ -9,7 +11,8 @@ foreach(which FIRST SECOND)
   endif()
   file(READ ${OUT}/${which}.json text)
   string(JSON ${which}_backend ERROR_VARIABLE no_backend GET "${text}" backend)
-  string(JSON ${which}_text ERROR_VARIABLE ignored REMOVE "${text}" backend)
+  string(JSON text ERROR_VARIABLE ignored REMOVE "${text}" backend)
+  string(JSON ${which}_text ERROR_VARIABLE ignored REMOVE "${text}" requirements ${${which}_backend})
 endforeach()
 if(NOT FIRST_text STREQUAL SECOND_text)
   message(FATAL_ERROR "the two builds list different points:\n${FIRST}:\n${FIRST_text}\n${SECOND}:\n${SECOND_text}")
