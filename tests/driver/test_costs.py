@@ -65,7 +65,7 @@ def case_estimate():
     run = ["run", prog("ok"), "--no-asv", "--processes", "3", "--progress", "none"] + FIXED
     r = pitot(run + ["--estimate"], d)
     check(r.returncode == 0, f"--estimate without history exits 0 ({r.stderr})")
-    check("a bound from the knobs" in r.stdout and "not history" in r.stdout, f"says it is a bound: {r.stdout}")
+    check("a floor from the knobs" in r.stdout and "not history" in r.stdout, f"says it is a floor: {r.stdout}")
     check("5 points, 3 processes" in r.stdout, f"counts points and processes: {r.stdout}")
     r = pitot(run, d)
     check(r.returncode == 0, f"first run exits 0 ({r.stderr})")
@@ -80,7 +80,7 @@ def case_estimate():
           f"estimate {estimate:.2f} s within 25% of the wall {second.wall:.2f} s")
     # Other knobs: other costs; the history of these does not stand for them.
     r = pitot(["run", prog("ok"), "--no-asv", "--estimate", "--max-time", "0.3"], d)
-    check("not history" in r.stdout, f"other knobs fall back to the bound: {r.stdout}")
+    check("not history" in r.stdout, f"other knobs fall back to the floor: {r.stdout}")
 
 
 def ab(d, budget, first, extra=()):

@@ -171,7 +171,7 @@ std::string CostMeter::save() {
                                  {"process_seconds", e.cost.process_seconds}, {"points", e.cost.points}});
     pitot::replace_file(path_, doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
   } catch (const std::exception& e) {
-    return fmt::format("the costs of this run were not kept in {} ({}); the next estimate is a bound, not history",
+    return fmt::format("the costs of this run were not kept in {} ({}); the next estimate is a floor from the knobs, not history",
                        path_.string(), e.what());
   }
   return "";

@@ -1,5 +1,5 @@
 // What a run will cost, said before it starts: from the cost file (run/costs.hpp) where the same
-// programs ran before with the same knobs, else a bound from the knobs themselves.
+// programs ran before with the same knobs, else a floor from the knobs themselves (setup is not in it).
 #pragma once
 
 #include <string>
