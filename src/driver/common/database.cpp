@@ -28,12 +28,21 @@ CommitInfo resolve_commit(const std::string& commit, const fs::path& repo) {
                    " (asv publish needs the commit in the repository named by asv.conf.json)");
 }
 
+namespace {
+
+// asv names a machine by its entry's "machine", which `asv machine` sets to the entry's key.
+std::string entry_machine_name(const std::string& key, const json& entry) {
+  const auto named = entry.find("machine");
+  return named != entry.end() && named->is_string() ? named->get<std::string>() : key;
+}
+
+}  // namespace
+
 std::optional<AsvMachine> asv_machine_named(const json& machine_file, const std::string& name) {
   if (!machine_file.is_object()) return std::nullopt;
   for (const auto& [key, entry] : machine_file.items()) {
     if (key == "version" || !entry.is_object()) continue;
-    // asv names the machine by the entry's "machine", which `asv machine` sets to the key.
-    const std::string entry_name = entry.contains("machine") && entry["machine"].is_string() ? entry["machine"].get<std::string>() : key;
+    const std::string entry_name = entry_machine_name(key, entry);
     if (entry_name != name) continue;
     AsvMachine m{entry_name, {}};
     for (const auto& [k, v] : entry.items())
@@ -49,7 +58,7 @@ std::optional<AsvMachine> choose_asv_machine(const json& machine_file, const std
   std::vector<std::string> names;
   for (const auto& [key, entry] : machine_file.items())
     if (key != "version" && entry.is_object())
-      names.push_back(entry.contains("machine") && entry["machine"].is_string() ? entry["machine"].get<std::string>() : key);
+      names.push_back(entry_machine_name(key, entry));
   if (const auto own = asv_machine_named(machine_file, host)) return own;
   if (names.size() == 1) return asv_machine_named(machine_file, names.front());
   if (names.size() > 1) {

@@ -132,10 +132,11 @@ void CostMeter::run(const RunnerSettings& settings, const ProgramInfo& program,
   const double wall = std::chrono::duration<double>(t1 - t0).count();
   double total = 0;
   for (const auto& [name, d] : metered.durations_) total += std::max(0.0, d);
+  const std::string path = identity(program.ref.path);
   const std::lock_guard lock(mutex_);
-  Sums& s = measured_[identity(program.ref.path) + "\n" + program.program];
+  Sums& s = measured_[path + "\n" + program.program];
   s.program = program.program;
-  s.path = identity(program.ref.path);
+  s.path = path;
   s.process_seconds += std::max(0.0, wall - span);
   ++s.processes;
   for (const auto& [name, d] : metered.durations_) {

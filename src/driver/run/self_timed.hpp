@@ -38,7 +38,7 @@ inline std::filesystem::path self_timed_config(const std::vector<std::string>& i
   namespace fs = std::filesystem;
   std::error_code ec;
   for (const auto& in : inputs)
-    if (fs::path(in).extension() == ".json" && fs::is_regular_file(in, ec)) return in;
+    if (is_asv_config_input(in)) return in;
   fs::path file = config.empty() ? fs::path("asv.conf.json") : fs::path(config);
   if (fs::is_directory(file, ec)) file /= "asv.conf.json";
   return fs::is_regular_file(file, ec) ? file : fs::path();
