@@ -240,16 +240,21 @@ void DeviceSampler::warmup(double warmup_seconds, double min_sample_seconds) {
   do {
     spans.push_back(sample().seconds);
   } while (std::chrono::duration<double>(clock::now() - start).count() < warmup_seconds);
-  if (untrusted_ && kernel_clock() && kernel_clock::events_see_unmatched_work(median(spans), median(event_samples_)))
+  // The kernel clock may decline a point, unless the user forced it or the code is untrusted (there
+  // work the clock cannot tie to the call is refused instead).
+  const bool may_decline = kernel_clock() && !clock_forced_ && !untrusted_;
+  const bool unmatched = (may_decline || (untrusted_ && kernel_clock())) &&
+                         kernel_clock::events_see_unmatched_work(median(spans), median(event_samples_));
+  if (untrusted_ && unmatched)
     throw std::runtime_error("untrusted: device work outside the timed call: the events saw more device time than the "
                              "kernel clock could tie to the call (work queued from another thread?)");
-  if (kernel_clock() && !clock_forced_ && !untrusted_ && kernel_clock::events_see_unmatched_work(median(spans), median(event_samples_))) {
+  if (may_decline && unmatched) {
     declined_ = "the events around each launch saw more device time than the kernel clock matched to it (work "
                 "queued from another thread, such as autograd's backward, is invisible to the kernel clock): timed "
                 "with events (--clock kernel forces the kernel clock)";
     clock_ = Clock::Events;
     (void)sample();
-  } else if (kernel_clock() && !clock_forced_ && !untrusted_ && max_waves_ > 1) {
+  } else if (may_decline && max_waves_ > 1) {
     char waves[32];
     std::snprintf(waves, sizeof waves, "%.1f", max_waves_);
     declined_ = kernel_clock::demangle(widest_) + " runs " + waves +
