@@ -121,6 +121,10 @@ void finalize(PointRun& run, const std::string& program) {
   r.values = p.values;
   r.unit = p.def->unit;
   if (run.device.untrusted) r.backend_info["untrusted"] = true;  // failed points say it too
+  if (run.exec_called)
+    r.backend_info["phases"] = {{"setup_seconds", run.phases.setup},       {"warmup_seconds", run.phases.warmup},
+                                {"sampling_seconds", run.phases.sampling}, {"finish_seconds", run.phases.finish},
+                                {"teardown_seconds", run.phases.teardown}};
   if (r.status == PointStatus::Failed) return;
   if (run.skipped) {
     r.status = PointStatus::Skipped;
@@ -168,6 +172,7 @@ void finalize(PointRun& run, const std::string& program) {
 void point_thread(PointRun& run) {
   run.wait_for_turn();
   auto t0 = std::chrono::steady_clock::now();
+  run.phases.started = t0;
   run.result.started_at_ms = unix_ms();
   try {
     if (run.hooks.on_thread_start) run.hooks.on_thread_start(run.point);
@@ -182,7 +187,10 @@ void point_thread(PointRun& run) {
     run.result.status = PointStatus::Failed;
     run.result.reason = "unknown exception";
   }
-  run.result.duration_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto end = std::chrono::steady_clock::now();
+  run.result.duration_seconds = std::chrono::duration<double>(end - t0).count();
+  if (run.phases.timed_end != std::chrono::steady_clock::time_point{})  // sampling ended
+    run.phases.teardown = std::chrono::duration<double>(end - run.phases.timed_end).count();
   std::lock_guard lock(run.mutex);
   run.finished = true;
   run.has_turn = false;

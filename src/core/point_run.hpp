@@ -1,6 +1,7 @@
 // Engine-side state of one running point, shared by the engine thread and the point's thread.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 
@@ -19,6 +20,17 @@ struct PointRun {
   bool exec_called = false;
   bool skipped = false;
   double busy_seconds = 0;  // wall time this point held the turn
+
+  // Where the point's own wall time went (backend_info "phases", docs/driver.md): the turns other
+  // points held in between are in none of them.
+  struct Phases {
+    std::chrono::steady_clock::time_point started, timed_end;  // the point's start; sampling's end
+    double setup = 0;     // from the start to the timed region (the benchmark's setup, the backend's)
+    double warmup = 0;    // the sampler's warm-up and sizing
+    double sampling = 0;  // the samples, over all the point's turns
+    double finish = 0;    // the sampler's finish (an energy phase, buffers released)
+    double teardown = 0;  // from the end of sampling to the benchmark's return
+  } phases;
 
   // The turn: only the thread holding it runs, so points never overlap in time.
   std::mutex mutex;

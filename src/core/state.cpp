@@ -104,8 +104,18 @@ void run_schedule(State& state, Sampler& sampler) {
   };
 
   // The turn is held from the point's start (setup ran in it) until here.
+  PointRun::Phases& phases = run.phases;
+  phases.setup = seconds_since(phases.started);
+  const auto warmup_start = std::chrono::steady_clock::now();
   sampler.warmup(cfg.warmup_seconds, cfg.min_sample_seconds);
+  phases.warmup = seconds_since(warmup_start);
   r.number = sampler.iterations_per_sample();
+  const auto finish = [&] {
+    const auto finish_start = std::chrono::steady_clock::now();
+    sampler.finish();
+    phases.finish = seconds_since(finish_start);
+    phases.timed_end = std::chrono::steady_clock::now();
+  };
 
   if (cfg.profile) {
     // One run of the work inside its range, with the profiler recording only that.
@@ -117,7 +127,8 @@ void run_schedule(State& state, Sampler& sampler) {
     if (backend && backend->profiler_stop) backend->profiler_stop();
     r.samples.push_back(seconds_since(t0));  // wall time under the profiler, for the record
     r.stop_reason = "profile";
-    sampler.finish();
+    phases.sampling = r.samples.back();
+    finish();
     return;
   }
 
@@ -138,6 +149,7 @@ void run_schedule(State& state, Sampler& sampler) {
              static_cast<int>(r.samples.size()) + r.discarded_samples < cfg.max_samples && !sampler.exhausted());
     range_pop();
     spent += seconds_since(batch_start);
+    phases.sampling = spent;
     r.stop_reason = sampler.exhausted() ? "samples" : stop_reason(r.samples, spent, cfg);
     if (r.stop_reason.empty() && static_cast<int>(r.samples.size()) + r.discarded_samples >= cfg.max_samples)
       r.stop_reason = "max_samples";
@@ -145,7 +157,7 @@ void run_schedule(State& state, Sampler& sampler) {
     run.yield_turn();
     run.wait_for_turn();
   }
-  sampler.finish();
+  finish();
 }
 
 }  // namespace detail

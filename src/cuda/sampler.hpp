@@ -23,7 +23,6 @@ struct CudaKit final : DeviceKit {
   std::size_t l2_bytes = 0;
   void* flush_buffer = nullptr;
   int* flush_sink = nullptr;
-  double flush_seconds = 0;            // one flush, measured when the kit is made
   ClockSlot* clocks_before = nullptr;  // host-mapped, kMaxSmSlots each
   ClockSlot* clocks_after = nullptr;
 };

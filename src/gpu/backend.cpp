@@ -167,6 +167,11 @@ void exec(State& state, const DeviceOptions& options, std::function<void(Launch&
     detail::set_backend_info(state, "kernel_clock_declined", nlohmann::json(sampler.kernel_clock_declined()).dump());
   if (sampler.kernel_clock()) detail::set_backend_info(state, "kernel_clock", kernel_clock_info(sampler).dump());
   detail::set_backend_info(state, "launches_per_sample", std::to_string(sampler.iterations_per_sample()));
+  if (sampler.flushes() > 0)
+    detail::set_backend_info(state, "flushes",
+                             nlohmann::json{{"count", sampler.flushes()},
+                                            {"device_seconds", static_cast<double>(sampler.flushes()) * kit.flush_seconds}}
+                                 .dump());
   // Without the blocker the host's launch latency can fall between the events (see run_batch);
   // it may have been given up during this point (a tool serializing launches).
   if (!kit.use_blocker) detail::set_backend_info(state, "blocking_kernel", "false");

@@ -34,6 +34,7 @@ struct DeviceKit {
   virtual ~DeviceKit() = default;
 
   std::size_t flush_bytes = 0;     // what the cache flush reads (recorded per cold point)
+  double flush_seconds = 0;        // one flush, measured when the kit is made
   HostSignals* signals = nullptr;  // the blocker's flags, host side
   std::uint64_t sequence = 0;      // numbers the batches of the process, for the clock probe
   // Off when a tool serializes launches (ncu, compute-sanitizer, rocprofv3): a launch queued

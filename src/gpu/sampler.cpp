@@ -319,6 +319,7 @@ DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
     ops::probe_clock(kit_, stream_, false, sequence);
     switch (mode_) {
       case Mode::Cold:
+        if (warm_) flushes_ += count_;
         for (std::int64_t k = 0; k < count_; ++k) {
           ops::launch_flush(kit_, stream_);
           PITOT_GPU_TRY(gpuEventRecord(starts_[k], stream_));

@@ -90,6 +90,9 @@ class DeviceSampler final : public detail::Sampler {
   const std::vector<double>& event_samples() const { return event_samples_; }
   const kernel_clock::Breakdown& breakdown() const { return breakdown_; }
   const kernel_clock::Matcher& matcher() const { return matcher_; }
+  // Cache flushes launched while sampling (after warm-up): their device time is part of the
+  // point's sampling wall (backend_info "flushes").
+  std::int64_t flushes() const { return flushes_; }
 
   // The card's readings between samples after warm-up (none when `log` is null).
   void watch_card(card::PointLog* log) { card_log_ = log; }
@@ -157,6 +160,7 @@ class DeviceSampler final : public detail::Sampler {
   kernel_clock::Breakdown breakdown_;
   card::PointLog* card_log_ = nullptr;
   bool warm_ = false;  // warm-up done: the card is read from here on
+  std::int64_t flushes_ = 0;
   card::Card* energy_card_ = nullptr;
   double energy_window_ = 0;
   std::optional<Energy> energy_;

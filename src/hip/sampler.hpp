@@ -23,7 +23,6 @@ struct HipKit final : DeviceKit {
   std::string arch;  // "gfx942"
   void* flush_buffer = nullptr;
   int* flush_sink = nullptr;
-  double flush_seconds = 0;               // one flush, measured when the kit is made
   double event_resolution_seconds = 0;    // the event timer's step, measured when the kit is made
   std::uint64_t wall_clock_hz = 0;        // wall_clock64's rate, for the blocker's timeout
   HostSignals* device_signals = nullptr;  // signals as the GPU addresses them

@@ -1,8 +1,10 @@
 // The engine: point planning, the stopping rule, interleaving, failures and skips.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <stdexcept>
+#include <thread>
 
 #include <pitot/pitot.hpp>
 
@@ -193,6 +195,33 @@ TEST(Engine, ShuffledOrderDependsOnTheSeed) {
   };
   EXPECT_EQ(first_point(7), first_point(7));
   EXPECT_NE(first_point(7), first_point(8));
+}
+
+TEST(Engine, PhasesSplitAPointsOwnWall) {
+  // Setup and teardown that sleep a known time land in their phases, the timed calls in
+  // sampling, and the phases together are no more than the point's wall.
+  std::deque<BenchmarkDef> defs;
+  defs.push_back(make_def("ph", [](State& s) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    s.exec([] { std::this_thread::sleep_for(std::chrono::microseconds(200)); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }));
+  defs.push_back(make_def("never", [](State& s) { s.skip("not here"); }));
+  RunConfig c = fast_config();
+  c.max_seconds = 0.05;
+  auto out = run_all(defs, c);
+  const nlohmann::json& ph = out["ph"].backend_info.at("phases");
+  EXPECT_GE(ph.at("setup_seconds").get<double>(), 0.03);
+  EXPECT_LT(ph.at("setup_seconds").get<double>(), 0.03 + 0.5);
+  EXPECT_GE(ph.at("teardown_seconds").get<double>(), 0.02);
+  EXPECT_GE(ph.at("sampling_seconds").get<double>(), 0.05);
+  EXPECT_GE(ph.at("warmup_seconds").get<double>(), 0.0002);
+  double sum = 0;
+  for (const char* k : {"setup_seconds", "warmup_seconds", "sampling_seconds", "finish_seconds", "teardown_seconds"})
+    sum += ph.at(k).get<double>();
+  EXPECT_LE(sum, out["ph"].duration_seconds + 1e-6);
+  EXPECT_GE(sum, 0.9 * out["ph"].duration_seconds);  // one point at a time: nothing else held the turn
+  EXPECT_FALSE(out["never"].backend_info.contains("phases"));  // no timed region, no phases
 }
 
 TEST(Engine, PeakBandwidthBecomesARooflineTrack) {
