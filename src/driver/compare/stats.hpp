@@ -1,5 +1,7 @@
 // The statistics behind `pitot compare`: one verdict per point from two sets of samples.
 // The method is described (and its false-alarm rate measured) in docs/compare.md.
+// Defined in stats/: the rank statistics (ranks.cpp), the normal and t distributions
+// (distributions.cpp), and the verdicts with the noise floor (verdicts.cpp).
 #pragma once
 
 #include <cstdint>
