@@ -36,7 +36,7 @@ import signal
 import sys
 import traceback
 
-from . import _asv, _engine, _self_timed
+from . import _asv, _asv_discovery, _engine, _self_timed
 
 __all__ = ["benchmark", "pow2", "State", "main", "has_cuda", "register_asv"]
 
@@ -362,7 +362,7 @@ def register_asv(namespace, *, device=None) -> list:
         items = list(dict(namespace).items())
         module = sys.modules.get(dict(namespace).get("__name__", ""))
     added = []
-    for b in _asv.discover([(k, v) for k, v in items if not getattr(v, "__pitot_benchmark__", False)], module):
+    for b in _asv_discovery.discover([(k, v) for k, v in items if not getattr(v, "__pitot_benchmark__", False)], module):
         if b.name in _asv_done:
             continue
         _asv_done.add(b.name)

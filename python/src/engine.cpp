@@ -47,7 +47,7 @@ void call_python(PyObject* fn, PyObject* arg) {
   throw std::runtime_error(e.what());
 }
 
-// asv's timing attributes, where a benchmark sets them (python/pitot/_asv.py); the defaults leave
+// asv's timing attributes, where a benchmark sets them (python/pitot/_asv_measure.py); the defaults leave
 // pitot's own settings.
 struct Knobs {
   std::int64_t number = 0;   // calls per sample (asv's number); 0: grown until a sample is long enough
