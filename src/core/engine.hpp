@@ -46,9 +46,10 @@ struct PointHooks {
   std::function<void(const PlannedPoint&)> on_thread_start;  // in the point's own thread
   std::function<void(const PlannedPoint&)> on_point_begin;   // before warm-up
   std::function<void(const PlannedPoint&)> on_point_end;
-  // In the point's thread when its warm-up is over and its samples begin (--untrusted: the
-  // program tells the driver, which times the phase itself).
+  // In the point's thread when each turn of its sampling begins (the first right after warm-up)
+  // and ends (--untrusted: the program tells the driver, which times the turns itself).
   std::function<void(const PlannedPoint&)> on_sampling_begin;
+  std::function<void(const PlannedPoint&)> on_sampling_end;
 };
 
 using PointCallback = std::function<void(const PointResult&)>;

@@ -91,9 +91,14 @@ ListAnswer list_answer_from_json(const nlohmann::json& j);
 struct StartMessage {
   int id = 0;
 };
-// {"type":"sampling","id":7}: the point with id 7 finished its warm-up and takes its samples
-// (sent under --untrusted: the driver times the phase up to the point's result itself).
+// {"type":"sampling","id":7}: under --untrusted, a turn of the sampling of the point with id 7
+// begins (the first right after its warm-up; with interleaving, one per turn). The driver times
+// the phase itself (docs/untrusted.md).
 struct SamplingMessage {
+  int id = 0;
+};
+// {"type":"sampled","id":7}: under --untrusted, that turn ends.
+struct SampledMessage {
   int id = 0;
 };
 // {"type":"point",...}: a point finished (reported, failed or skipped): to_json(PointResult).
@@ -106,15 +111,18 @@ struct DoneMessage {};
 struct OtherMessage {
   std::string type;
 };
-using ChannelMessage = std::variant<StartMessage, SamplingMessage, PointMessage, DoneMessage, OtherMessage>;
+using ChannelMessage =
+    std::variant<StartMessage, SamplingMessage, SampledMessage, PointMessage, DoneMessage, OtherMessage>;
 
 inline constexpr const char* kStartType = "start";
 inline constexpr const char* kSamplingType = "sampling";
+inline constexpr const char* kSampledType = "sampled";
 inline constexpr const char* kPointType = "point";
 inline constexpr const char* kDoneType = "done";
 
 nlohmann::json to_json(const StartMessage& m);
 nlohmann::json to_json(const SamplingMessage& m);
+nlohmann::json to_json(const SampledMessage& m);
 nlohmann::json to_json(const PointMessage& m);
 nlohmann::json to_json(const DoneMessage& m);
 // Throws nlohmann::json::exception for an object that is not a message (no string `type`, a

@@ -133,8 +133,8 @@ void run_schedule(State& state, Sampler& sampler) {
   }
 
   double spent = 0;  // wall time spent sampling this point, over all its turns
-  if (run.hooks.on_sampling_begin) run.hooks.on_sampling_begin(run.point);
   for (;;) {
+    if (run.hooks.on_sampling_begin) run.hooks.on_sampling_begin(run.point);
     auto batch_start = std::chrono::steady_clock::now();
     range_push();
     do {
@@ -149,6 +149,7 @@ void run_schedule(State& state, Sampler& sampler) {
              static_cast<int>(r.samples.size()) + r.discarded_samples < cfg.max_samples && !sampler.exhausted());
     range_pop();
     spent += seconds_since(batch_start);
+    if (run.hooks.on_sampling_end) run.hooks.on_sampling_end(run.point);
     phases.sampling = spent;
     r.stop_reason = sampler.exhausted() ? "samples" : stop_reason(r.samples, spent, cfg);
     if (r.stop_reason.empty() && static_cast<int>(r.samples.size()) + r.discarded_samples >= cfg.max_samples)

@@ -70,13 +70,20 @@ void check_point(PointResult& r) {
   r.reason = refused;
 }
 
+namespace {
+
+double median_of(std::vector<double> values) {
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2), values.end());
+  return values[values.size() / 2];
+}
+
+}  // namespace
+
 std::string check_against_wall(const std::vector<double>& samples, std::int64_t number, double wall_seconds) {
   if (samples.empty()) return "";
   double sum = 0;
   for (double s : samples) sum += s;
-  std::vector<double> sorted = samples;
-  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
-  const double median = sorted[sorted.size() / 2];
+  const double median = median_of(samples);
   const double n = static_cast<double>(std::max<std::int64_t>(number, 1));
   // The device time the child claims to have measured: its samples' sum, or count x median when
   // a few small samples hide many large ones' worth.
@@ -87,6 +94,77 @@ std::string check_against_wall(const std::vector<double>& samples, std::int64_t 
          fmt::format("the program's samples claim {:.3g} s of timed work, but the driver saw its timed phase last "
                      "{:.3g} s (reported times forged?)",
                      claimed, wall_seconds);
+}
+
+std::string check_unaccounted(const std::vector<double>& samples, std::int64_t number, int discarded,
+                              double turns_seconds) {
+  if (samples.empty()) return "";
+  const double median = median_of(samples);
+  const double calls = static_cast<double>(std::max<std::int64_t>(number, 1));
+  double claimed = 0;  // seconds of timed work the samples account for, each clipped
+  for (double s : samples) claimed += std::min(std::isfinite(s) ? s : 0.0, kClipMedians * median) * calls;
+  const double count = static_cast<double>(samples.size()) + std::max(discarded, 0);
+  const double thrown = std::max(discarded, 0) * 2 * median * calls;  // throttled samples, dropped
+  const double harness = count * (kHarnessPerSampleSeconds + calls * kHarnessPerCallSeconds);
+  const double allowed = 2 * (claimed + thrown) + harness + kWallSlackSeconds;
+  if (!(turns_seconds > allowed)) return "";
+  return std::string(kPrefix) +
+         fmt::format("the program's samples account for {:.3g} s of timed work ({} samples x {} call{}, median "
+                     "{:.3g} s a call), but its sampling lasted {:.3g} s on the driver's clock, more than the "
+                     "harness's own work explains (at most {:.3g} s): reported times forged, or a clock slowed down?",
+                     claimed, samples.size(), number, number == 1 ? "" : "s", median, turns_seconds, allowed);
+}
+
+void DriverClock::sampling(int id, double now) {
+  Turns& t = points_[id];
+  if (t.open && t.broken.empty())
+    t.broken = std::string(kPrefix) + "the program began a turn of this point's sampling twice without ending it "
+                                      "(a \"sampling\" message without its \"sampled\")";
+  if (!t.open && t.count == 0) t.first = now;
+  t.open = now;
+}
+
+void DriverClock::sampled(int id, double now) {
+  Turns& t = points_[id];
+  if (!t.open) {
+    if (t.broken.empty())
+      t.broken = std::string(kPrefix) + "the program ended a turn of this point's sampling it had not begun (a "
+                                        "\"sampled\" message without its \"sampling\")";
+    return;
+  }
+  t.seconds += now - *t.open;
+  ++t.count;
+  t.open.reset();
+}
+
+std::string DriverClock::refusal(const PointResult& p, const Turns* t, double now) const {
+  if (p.backend_info.value("untrusted", false) != true)
+    return std::string(kPrefix) + "the program did not run this point in untrusted mode (built with an older pitot?)";
+  if (!t) return std::string(kPrefix) + "the program did not say when this point's sampling began";
+  if (!t->broken.empty()) return t->broken;
+  if (t->open || t->count == 0)
+    return std::string(kPrefix) +
+           "the program did not say when this point's sampling ended (no \"sampled\" message; built with an "
+           "older pitot?)";
+  if (std::string why = check_against_wall(p.samples, p.number, now - t->first); !why.empty()) return why;
+  return check_unaccounted(p.samples, p.number, p.discarded_samples, t->seconds);
+}
+
+void DriverClock::check(PointResult& p, double now) const {
+  if (p.status != PointStatus::Ok) return;
+  const auto it = points_.find(p.id);
+  const Turns* turns = it == points_.end() ? nullptr : &it->second;
+  const std::string refused = refusal(p, turns, now);
+  nlohmann::json& checks = p.backend_info["untrusted_checks"];
+  if (!checks.is_object()) checks = nlohmann::json::object();
+  checks["driver_wall_clock"] = refused.empty() ? "ok" : refused;
+  if (turns)
+    checks["driver_seconds"] = {{"window", now - turns->first}, {"sampling", turns->seconds}, {"turns", turns->count}};
+  if (refused.empty()) return;
+  p.status = PointStatus::Failed;
+  p.reason = refused;
+  p.stats.reset();
+  p.tracks.clear();
 }
 
 }  // namespace pitot::untrusted

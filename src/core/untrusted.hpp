@@ -1,10 +1,13 @@
 // The untrusted mode's checks that need no device (docs/untrusted.md): the reasons a point is
 // refused with, the speed floor from the card's peaks and the work the benchmark declares, and
 // the driver's cross-check of a child's samples against its own clock. Plain functions of
-// numbers, unit-tested on CPU (tests/core/test_untrusted.cpp).
+// numbers (and the driver's clock of the turns, kept in numbers), unit-tested on CPU
+// (tests/core/test_untrusted.cpp).
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,11 +49,49 @@ std::string impossible_speed(double median, double flops, double bytes, const Pe
 // point whose median is impossible for the peaks its backend recorded.
 void check_point(PointResult& r);
 
-// The driver's clock against the child's claim: a point whose samples add up to more device time
-// than passed between the child's "sampling" message and its result (both timed by the driver)
-// is refused. `number`: iterations per sample (each sample is seconds per iteration).
+// The driver's clock against the child's claim from above: a point whose samples add up to more
+// device time than passed between the child's first "sampling" message and its result (both
+// timed by the driver) is refused. `number`: iterations per sample (each sample is seconds per iteration).
 inline constexpr double kWallMargin = 0.10;       // the driver's clock reads message arrivals
 inline constexpr double kWallSlackSeconds = 0.25;  // and a message may wait in the pipe
 std::string check_against_wall(const std::vector<double>& samples, std::int64_t number, double wall_seconds);
+
+// The driver's clock from below: the program sends "sampling" when each turn of a point's sampling
+// begins and "sampled" when it ends, and the driver sums the turns on its own clock. Time the
+// samples do not account for must be the harness's own work around them: at most twice what the
+// samples claim (each clipped at kClipMedians x their median, so one huge sample cannot cover a
+// forged median), plus an allowance per sample and per call, plus the slack. A forged clock that
+// slows the harness's timer down, or samples made up while the work ran, leave more.
+inline constexpr double kClipMedians = 10;
+inline constexpr double kHarnessPerSampleSeconds = 0.02;  // synchronize, the kernel clock's records, card readings
+inline constexpr double kHarnessPerCallSeconds = 1e-3;    // cold mode's cache flush and the events around a call
+// What the turns may last beyond the samples' claim ("" when within, else the refusal).
+// `discarded`: samples the program dropped as throttled (each counted at twice the median).
+std::string check_unaccounted(const std::vector<double>& samples, std::int64_t number, int discarded,
+                              double turns_seconds);
+
+// The driver's clock of one child's sampling (pitot run --untrusted, src/driver/run/program_runner.cpp):
+// the "sampling" and "sampled" messages of each point, stamped with the driver's own time
+// (seconds, any epoch) as they arrive, and the checks of each point's samples against them.
+class DriverClock {
+ public:
+  void sampling(int id, double now);  // a turn of the point's sampling began
+  void sampled(int id, double now);   // ... and ended
+  // The driver's checks of a point reported at `now`: each outcome under
+  // backend_info.untrusted_checks ("driver_wall_clock": "ok" or the refusal; "driver_seconds"),
+  // and a measured point whose samples do not fit the clock failed with the refusal.
+  void check(PointResult& p, double now) const;
+
+ private:
+  struct Turns {
+    double first = 0;             // the first turn's start: the window from above begins here
+    std::optional<double> open;   // the start of a turn not yet ended
+    double seconds = 0;           // the ended turns, summed: the time from below
+    int count = 0;                // turns ended
+    std::string broken;           // the messages came out of order: why ("" when they did not)
+  };
+  std::string refusal(const PointResult& p, const Turns* turns, double now) const;
+  std::map<int, Turns> points_;
+};
 
 }  // namespace pitot::untrusted

@@ -177,9 +177,11 @@ PointHooks point_hooks(const DeviceBackend* backend, const Options& o, DriverCha
     hooks.on_thread_start = [backend, device = o.device.device](const PlannedPoint&) { backend->bind_thread(device); };
   // Tells a driver which points are running, so a crash is charged to them alone.
   hooks.on_point_begin = [&channel](const PlannedPoint& p) { channel.send(json_text(to_json(StartMessage{p.id}))); };
-  // Under --untrusted the driver times each point's sampling phase on its own clock.
-  if (o.device.untrusted)
+  // Under --untrusted the driver times each turn of a point's sampling on its own clock.
+  if (o.device.untrusted) {
     hooks.on_sampling_begin = [&channel](const PlannedPoint& p) { channel.send(json_text(to_json(SamplingMessage{p.id}))); };
+    hooks.on_sampling_end = [&channel](const PlannedPoint& p) { channel.send(json_text(to_json(SampledMessage{p.id}))); };
+  }
   return hooks;
 }
 

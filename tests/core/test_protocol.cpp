@@ -92,6 +92,7 @@ TEST(Protocol, TheDocListsExactlyTheKeysTheStructsWrite) {
   const std::map<std::string, json> written = {
       {"StartMessage", to_json(StartMessage{7})},
       {"SamplingMessage", to_json(SamplingMessage{7})},
+      {"SampledMessage", to_json(SampledMessage{7})},
       {"DoneMessage", to_json(DoneMessage{})},
       {"PointMessage", to_json(PointMessage{full_point()})},
       {"ListAnswer", to_json(full_answer())},
@@ -153,6 +154,9 @@ TEST(Protocol, MessagesReadBackAsTheirStructs) {
   ASSERT_TRUE(std::holds_alternative<StartMessage>(start));
   EXPECT_EQ(std::get<StartMessage>(start).id, 7);
   EXPECT_TRUE(std::holds_alternative<DoneMessage>(channel_message_from_json(to_json(DoneMessage{}))));
+  const ChannelMessage sampled = channel_message_from_json(to_json(SampledMessage{7}));
+  ASSERT_TRUE(std::holds_alternative<SampledMessage>(sampled));
+  EXPECT_EQ(std::get<SampledMessage>(sampled).id, 7);
   const ChannelMessage point = channel_message_from_json(to_json(PointMessage{full_point()}));
   ASSERT_TRUE(std::holds_alternative<PointMessage>(point));
   EXPECT_EQ(to_json(std::get<PointMessage>(point)), to_json(PointMessage{full_point()}));

@@ -53,6 +53,57 @@ TEST(UntrustedWall, SamplesMustFitInTheDriversClock) {
   EXPECT_EQ(untrusted::check_against_wall({}, 1, 0), "");
 }
 
+TEST(UntrustedWall, SamplesMustAccountForTheTurnsTheDriverTimed) {
+  const std::vector<double> honest(100, 1e-3);  // 0.1 s of work, 100 samples
+  EXPECT_EQ(untrusted::check_unaccounted(honest, 1, 0, 0.12), "");
+  // The harness's own work: 100 samples x (20 ms + 1 ms a call) + 0.25 s, beside twice the claim.
+  EXPECT_EQ(untrusted::check_unaccounted(honest, 1, 0, 2.5), "");
+  const std::string refused = untrusted::check_unaccounted(honest, 1, 0, 3.0);
+  EXPECT_EQ(refused.rfind("untrusted: the program's samples account for 0.1 s of timed work (100 samples x 1 call, "
+                          "median 0.001 s a call), but its sampling lasted 3 s on the driver's clock",
+                          0),
+            0u)
+      << refused;
+  EXPECT_EQ(untrusted::check_unaccounted(honest, 10, 0, 3.0), "");  // 10 calls a sample: 1 s of work
+  EXPECT_EQ(untrusted::check_unaccounted(honest, 1, 100, 3.0), "");  // as many thrown away as throttled
+  EXPECT_EQ(untrusted::check_unaccounted({}, 1, 0, 100), "");      // nothing claimed: nothing to check
+}
+
+TEST(UntrustedWall, OneHugeSampleCannotCoverAForgedMedian) {
+  std::vector<double> forged(99, 1e-6);
+  forged.push_back(5.0);  // sum 5 s for 5 s of turns; the median says 1 us
+  EXPECT_NE(untrusted::check_unaccounted(forged, 1, 0, 5.0), "");
+  std::vector<double> noisy(90, 1e-3);
+  noisy.insert(noisy.end(), 10, 9e-3);  // an honest tail, within ten medians, counts whole: 18 s
+  EXPECT_EQ(untrusted::check_unaccounted(noisy, 100, 0, 1.9 * 18.0), "");
+}
+
+// The clock's bookkeeping: turns summed per point, the window from the first turn, messages out
+// of order named (the runner's side is tests/run/test_untrusted_runner.cpp).
+TEST(UntrustedWall, TheDriverClockSumsEachPointsTurns) {
+  untrusted::DriverClock clock;
+  clock.sampling(0, 10.0);
+  clock.sampled(0, 10.5);
+  clock.sampling(1, 10.5);
+  clock.sampled(1, 11.0);
+  clock.sampling(0, 11.0);
+  clock.sampled(0, 11.5);
+  PointResult p;
+  p.id = 0;
+  p.samples.assign(10, 0.1);  // 1 s claimed, 1 s of turns
+  p.backend_info["untrusted"] = true;
+  clock.check(p, 11.6);
+  EXPECT_EQ(p.status, PointStatus::Ok) << p.reason;
+  const nlohmann::json& seconds = p.backend_info["untrusted_checks"]["driver_seconds"];
+  EXPECT_DOUBLE_EQ(seconds["sampling"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(seconds["window"].get<double>(), 1.6);
+  EXPECT_EQ(seconds["turns"], 2);
+  p.backend_info["untrusted_checks"] = "forged";  // what the child wrote there is replaced
+  p.id = 2;
+  clock.check(p, 12.0);
+  EXPECT_EQ(p.reason, "untrusted: the program did not say when this point's sampling began");
+}
+
 BenchmarkDef make_def(std::string name, BenchmarkFn fn) {
   BenchmarkDef d;
   d.name = std::move(name);

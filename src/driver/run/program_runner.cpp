@@ -9,7 +9,6 @@
 #include "core/bounded_json.hpp"
 #include "core/protocol.hpp"
 #include "core/text.hpp"
-#include "core/untrusted.hpp"
 
 namespace pitot::driver::run {
 
@@ -192,7 +191,8 @@ void ProgramRunner::read_lines(const std::vector<std::string>& lines, const Batc
             using M = std::decay_t<decltype(m)>;
             if constexpr (std::is_same_v<M, PointMessage>) on_point(std::move(m.point), watch, a, arrived);
             else if constexpr (std::is_same_v<M, StartMessage>) on_start(m.id, watch, a);
-            else if constexpr (std::is_same_v<M, SamplingMessage>) watch.sampling_at[m.id] = now_();
+            else if constexpr (std::is_same_v<M, SamplingMessage>) watch.sampling.sampling(m.id, driver_seconds());
+            else if constexpr (std::is_same_v<M, SampledMessage>) watch.sampling.sampled(m.id, driver_seconds());
             else if constexpr (std::is_same_v<M, DoneMessage>) a.done = true;
             // OtherMessage: newer programs may send more types; ignored.
           },
@@ -214,7 +214,8 @@ void ProgramRunner::on_point(PointResult p, Watch& watch, Attempt& a, std::vecto
     return;
   }
   p.program = program_.program;  // asv names follow the listing, whatever the child says
-  if (settings_.untrusted) check_untrusted(p, watch);
+  // The child's clock is the code under test's to tamper with; the driver's is not.
+  if (settings_.untrusted) watch.sampling.check(p, driver_seconds());
   unreported_.erase(p.id);
   watch.started_at.erase(p.id);
   watch.last_started = -1;
@@ -234,27 +235,6 @@ void ProgramRunner::on_start(int id, Watch& watch, Attempt& a) {
     watch.last_started = id;
   }
   if (by_id_.count(id)) out_.running(name_of(id));
-}
-
-// The child's clock is the code under test's to tamper with; the driver's is not: a measured
-// point must say it ran untrusted, and its samples must fit in the time the driver saw pass
-// between its "sampling" message and its result (docs/untrusted.md).
-void ProgramRunner::check_untrusted(PointResult& p, const Watch& watch) const {
-  if (p.status != PointStatus::Ok) return;
-  std::string refused;
-  const auto began = watch.sampling_at.find(p.id);
-  if (p.backend_info.value("untrusted", false) != true)
-    refused = std::string(untrusted::kPrefix) + "the program did not run this point in untrusted mode (built with an older pitot?)";
-  else if (began == watch.sampling_at.end())
-    refused = std::string(untrusted::kPrefix) + "the program did not say when this point's sampling began";
-  else
-    refused = untrusted::check_against_wall(p.samples, p.number, seconds_between(began->second, now_()));
-  p.backend_info["untrusted_checks"]["driver_wall_clock"] = refused.empty() ? "ok" : refused;
-  if (refused.empty()) return;
-  p.status = PointStatus::Failed;
-  p.reason = refused;
-  p.stats.reset();
-  p.tracks.clear();
 }
 
 // The watchdog (docs/driver.md, "Isolation"): why the child is out of time ("" while it is not).

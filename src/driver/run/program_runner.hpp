@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/untrusted.hpp"
 #include "driver/common/child.hpp"
 #include "driver/common/manifest.hpp"
 
@@ -54,8 +55,8 @@ struct RunnerSettings {
   int interleave = 8;                     // points a child samples at once; 1: one after another
   std::vector<std::string> program_args;  // given to every child: --axis, engine knobs, --timing...
   std::optional<int> device;              // --device N
-  // --untrusted: each point's samples are checked against the driver's own clock of its timed
-  // phase (src/core/untrusted.hpp, check_against_wall).
+  // --untrusted: each point's samples are checked against the driver's own clock of its sampling
+  // turns (src/core/untrusted.hpp, DriverClock).
   bool untrusted = false;
   // How long a point may run past its timeout (message and scheduling delays), and, before a
   // child's first message, the allowance for process start and device init instead.
@@ -102,7 +103,7 @@ class ProgramRunner {
     SteadyClock::time_point last;                       // the last message
     std::map<int, SteadyClock::time_point> started_at;  // started, not yet reported
     int last_started = -1;                              // the last message was this point's "start"
-    std::map<int, SteadyClock::time_point> sampling_at;  // --untrusted: its "sampling" arrived
+    untrusted::DriverClock sampling;                    // --untrusted: its "sampling" and "sampled"
   };
 
   // The steps of run().
@@ -116,8 +117,6 @@ class ProgramRunner {
   void read_lines(const std::vector<std::string>& lines, const Batch& batch, Watch& watch, Attempt& a);
   void on_point(PointResult p, Watch& watch, Attempt& a, std::vector<PointResult>& arrived);
   void on_start(int id, Watch& watch, Attempt& a);
-  // --untrusted: the point's samples against the driver's clock of its sampling phase.
-  void check_untrusted(PointResult& p, const Watch& watch) const;
   std::string watchdog(const Batch& batch, const Watch& watch, const Attempt& a) const;
   std::string serial_timeout(const Batch& batch, const Watch& watch, const Attempt& a, double waited) const;
   std::string interleaved_timeout(const Batch& batch, const Watch& watch, const Attempt& a, double waited) const;
@@ -136,6 +135,8 @@ class ProgramRunner {
   std::vector<int> all_unreported() const { return {unreported_.begin(), unreported_.end()}; }
   int first_unreported(const Batch& batch) const;  // -1 when none
   double timeout_of(int id) const;
+  // The runner's clock in seconds (any epoch), for the untrusted checks.
+  double driver_seconds() const { return std::chrono::duration<double>(now_().time_since_epoch()).count(); }
   std::string timeout_source(int id) const;
   const std::string& name_of(int id) const { return by_id_.at(id)->name; }
   void fail_all(const std::vector<int>& ids, const std::string& reason);
