@@ -6,7 +6,8 @@
 set -euo pipefail
 packages=(build-essential cmake ninja-build git pkg-config
           nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libzip-dev zlib1g-dev
-          python3 python3-venv python3-dev python3-yaml)
+          python3 python3-venv python3-dev python3-yaml
+          bubblewrap)  # pitot run --untrusted's fence (docs/untrusted.md)
 for arg in "$@"; do
   case "$arg" in
     --with-hip) packages+=(hipcc libamdhip64-dev) ;;

@@ -260,7 +260,7 @@ int report_outcome(Side& base, Side& head, Outcome& out, const compare::MethodOp
     for (Side* s : {&base, &head}) {
       auto results = s->sink->snapshot();
       run::write_json_report((fs::path(a.json_dir) / (std::string(s->name) + ".json")).string(),
-                              run::Programs{s->programs, s->failed}, results);
+                              run::Programs{s->programs, s->failed}, results, s->options.sandbox_said);
     }
   }
   for (Side* s : {&base, &head})
@@ -294,6 +294,7 @@ int ab_command(RunOptions options, const AbOptions& a) {
 
   const CatchInterrupts catching;  // Ctrl-C stops the children and keeps what finished
   run::check_device_settings(options);
+  options.sandbox_said = settle_sandbox(options.sandbox, options.untrusted(), "ab");  // before the listing
   Side base{"base", options, {}, {}, {}, {}}, head{"head", options, {}, {}, {}, {}};
   list_sides(base, head, a);
   const Shared shared_set = shared_points(base, head, options.filter);

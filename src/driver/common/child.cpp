@@ -49,11 +49,22 @@ Child::Child(const ChildSpec& spec) : spec_(spec) {
   if (spec_.argv.empty()) throw std::runtime_error("no program to run");
   SpawnSpec s;
   s.argv = spec_.argv;
-  const std::string result_fd_prefix = std::string(kResultFdVariable) + "=";
-  for (char** e = environ; *e; ++e) {
-    if (std::strncmp(*e, result_fd_prefix.c_str(), result_fd_prefix.size()) != 0) s.env.emplace_back(*e);
+  std::vector<std::string> given = {std::string(kResultFdVariable) + "=" + std::to_string(kResultFd)};
+  if (const std::string& bwrap = children_fence(); !bwrap.empty()) {
+    // bwrap would say a missing program only on stderr, as a program that exits 1.
+    if (::access(spec_.argv[0].c_str(), X_OK) != 0)
+      throw std::runtime_error("cannot run " + spec_.argv[0] + ": " + std::strerror(errno));
+    scratch_ = std::make_unique<ScratchFolder>();
+    s.argv = fenced_argv(bwrap, scratch_->path(), spec_.argv);
+    const std::vector<std::string> fenced = fenced_environment(scratch_->path());
+    given.insert(given.end(), fenced.begin(), fenced.end());
   }
-  if (spec_.result_channel) s.env.push_back(result_fd_prefix + std::to_string(kResultFd));
+  // The environment as it is, less what is set here (the result fd only with the channel).
+  auto key_of = [](const std::string& kv) { return kv.substr(0, kv.find('=') + 1); };
+  for (char** e = environ; *e; ++e)
+    if (std::none_of(given.begin(), given.end(), [&](const std::string& kv) { return key_of(kv) == key_of(*e); }))
+      s.env.emplace_back(*e);
+  s.env.insert(s.env.end(), given.begin() + (spec_.result_channel ? 0 : 1), given.end());
   if (spec_.result_channel) s.result_fd = kResultFd;
   s.die_with_parent = true;  // the driver died (even by SIGKILL): take the child with it
   Spawned started = spawn(s);
@@ -153,11 +164,14 @@ void Child::read_fd(int& fd, std::string& into, bool is_result, bool keep_all) {
 void Child::finish(int status) {
   running_ = false;
   end_ = decode_wait_status(status);
+  // bwrap exits with 128 + the signal that killed the program: say the signal, as unfenced.
+  if (scratch_ && end_.exited && end_.code > 128 && end_.code < 128 + NSIG) end_ = ExitStatus{false, 0, end_.code - 128};
   // Helpers the benchmark left behind would hold our pipes open: end them too.
   ::kill(-pid_, SIGKILL);
   close_fd(result_fd_);
   close_fd(out_fd_);
   close_fd(err_fd_);
+  scratch_.reset();  // fenced: everything in its namespace ended with bwrap
 }
 
 std::vector<std::string> Child::wait(std::chrono::milliseconds timeout) {

@@ -1,15 +1,19 @@
 // Running one benchmark program as a child process: no shell, its own process group, a private
-// result pipe (PITOT_RESULT_FD), and stdout/stderr captured with only their tails kept.
+// result pipe (PITOT_RESULT_FD), and stdout/stderr captured with only their tails kept. After
+// fence_children() (driver/common/sandbox.hpp) it runs under bwrap with a scratch folder of its
+// own, removed when it ends; bwrap keeps the result pipe's descriptor open.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
 
 #include "core/protocol.hpp"
+#include "driver/common/sandbox.hpp"
 #include "process/process.hpp"
 
 namespace pitot::driver {
@@ -53,6 +57,7 @@ class Child {
   void finish(int status);
 
   ChildSpec spec_;
+  std::unique_ptr<ScratchFolder> scratch_;  // fenced: its one writable folder
   pid_t pid_ = -1;
   int result_fd_ = -1, out_fd_ = -1, err_fd_ = -1;
   std::string result_buf_, out_, err_;

@@ -100,6 +100,7 @@ int run_command(RunOptions o) {
   const CatchInterrupts catching;  // Ctrl-C stops the children and keeps what finished
   check_device_settings(o);
   if (!o.no_asv) o.config = run_config_path(o);
+  o.sandbox_said = settle_sandbox(o.sandbox, o.untrusted(), "run");  // before the listing runs their code
   const Programs listing = list_programs(o);
   const std::vector<ProgramInfo>& programs = listing.listed;
   const Selection selection = select_points(o, programs);
@@ -122,7 +123,7 @@ int run_command(RunOptions o) {
   std::sort(results.begin(), results.end(), [](const PointResult& a, const PointResult& b) {
     return std::tie(a.program, a.id) < std::tie(b.program, b.id);
   });
-  if (!o.json_path.empty()) write_json_report(o.json_path, listing, results);
+  if (!o.json_path.empty()) write_json_report(o.json_path, listing, results, o.sandbox_said);
   if (sink.fatal()) {
     std::fprintf(stderr, "pitot run: the asv database refused the results: %s\n", sink.fatal_message().c_str());
     return kUsage;

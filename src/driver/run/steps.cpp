@@ -219,16 +219,18 @@ RunnerSettings runner_settings(const RunOptions& o, std::optional<int> device) {
     s.program_args.push_back(flag);
     if (!value.empty()) s.program_args.push_back(value);  // a flag knob (--untrusted) has none
   }
-  s.untrusted = o.passthrough.count("--untrusted") > 0;
+  s.untrusted = o.untrusted();
   if (o.timing) s.program_args.insert(s.program_args.end(), {"--timing", name_of(*o.timing)});
   if (o.clock) s.program_args.insert(s.program_args.end(), {"--clock", name_of(*o.clock)});
   return s;
 }
 
 // Step 7: --json FILE, every result with the benchmarks they belong to.
-void write_json_report(const std::string& path, const Programs& programs, const std::vector<PointResult>& results) {
+void write_json_report(const std::string& path, const Programs& programs, const std::vector<PointResult>& results,
+                       const std::string& sandbox) {
   json doc = {{"driver", "pitot run"}, {"benchmarks", json::array()}, {"points", json::array()},
               {"programs_failed", json::array()}};
+  if (!sandbox.empty()) doc["sandbox"] = sandbox;
   for (const auto& p : programs.listed)
     for (const auto& b : p.benchmarks) doc["benchmarks"].push_back(to_json(b));
   for (const auto& f : programs.failed)
@@ -256,6 +258,17 @@ void add_program_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o) {
       ->check(CLI::Range(1, kMaxInterleave))
       ->capture_default_str();
   cmd->add_flag("--no-interleave", o->no_interleave, "Run each program's points one after another");
+  std::vector<std::string> sandbox_names;
+  for (const auto& [name, mode] : sandbox_modes()) sandbox_names.push_back(name);
+  cmd->add_option_function<std::string>(
+         "--sandbox", [o](const std::string& name) {
+           for (const auto& [known, mode] : sandbox_modes())
+             if (name == known) o->sandbox = mode;
+         },
+         "Run each program under bubblewrap: no network, files read-only but a scratch folder (docs/untrusted.md). "
+         "auto: when this machine allows it, else say why not; require: exit 2 when it does not; off")
+      ->check(CLI::IsMember(sandbox_names))
+      ->default_str("auto under --untrusted, else off");
   cmd->add_flag("--estimate", o->estimate_only,
                 "Say what the run would cost (points, processes, minutes, from the last run of the same programs "
                 "where there is one) and exit without running anything");

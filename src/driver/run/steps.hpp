@@ -21,6 +21,7 @@
 #include "driver/common/interrupt.hpp"
 #include "driver/common/manifest.hpp"
 #include "driver/common/progress.hpp"
+#include "driver/common/sandbox.hpp"
 #include "driver/run/program_runner.hpp"
 #include "asv/write.hpp"
 #include "asv/env.hpp"
@@ -53,6 +54,10 @@ struct RunOptions {
   std::optional<Timing> timing;                    // --timing and --clock, for the programs
   std::optional<GpuClock> clock;
   std::string self_timed;  // --self-timed for the Python programs ("": asv.conf.json's, else theirs)
+  std::optional<SandboxMode> sandbox;  // --sandbox (none: auto under --untrusted, else off)
+  // What the run's fence turned out to be (settle_sandbox): the run report's "sandbox" key.
+  std::string sandbox_said;
+  bool untrusted() const { return passthrough.count("--untrusted") > 0; }
 };
 
 // What every worker shares: the database, the results so far, the progress display.
@@ -195,11 +200,13 @@ Database prepare_database(const RunOptions& o, const std::vector<ProgramInfo>& p
                           const std::vector<std::optional<int>>& devices);
 // What every child is given besides its points: --axis, the engine knobs, --timing and --clock.
 RunnerSettings runner_settings(const RunOptions& o, std::optional<int> device);
-// --json FILE: every result with the benchmarks they belong to, and the programs that could not
-// be listed (- for stdout).
-void write_json_report(const std::string& path, const Programs& programs, const std::vector<PointResult>& results);
+// --json FILE: every result with the benchmarks they belong to, the programs that could not be
+// listed (- for stdout), and the fence the programs ran in (`sandbox`, when one was asked for).
+void write_json_report(const std::string& path, const Programs& programs, const std::vector<PointResult>& results,
+                       const std::string& sandbox = "");
 // The options every command that runs programs takes (pitot run, pitot ab): --axis, --filter,
-// --timeout, --progress, --interleave and the engine and device knobs passed to each program.
+// --timeout, --progress, --interleave, --sandbox and the engine and device knobs passed to each
+// program.
 void add_program_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o);
 // Where the rows go: --asv-dir, --config and --machine (pitot run, pitot ab).
 void add_database_options(CLI::App* cmd, const std::shared_ptr<RunOptions>& o);
