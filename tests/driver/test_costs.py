@@ -158,7 +158,7 @@ def case_nothing():
     sha = subprocess.run(["git", "-C", d, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     r = pitot(["ab", prog("ok"), prog("ok"), "--base-commit", sha, "--head-commit", sha, "--estimate"] + FIXED, d)
     check(r.returncode == 0, f"pitot ab --estimate exits 0 ({r.stderr})")
-    check("first look (4 processes a side)" in r.stdout and "at most (12 a side" in r.stdout,
+    check("first look (2 processes a side)" in r.stdout and "at most (12 a side" in r.stdout,
           f"ab's estimate has the first look and the worst case: {r.stdout}")
     results = os.path.join(d, "results")
     rows = [f for _, _, files in os.walk(results) for f in files if f.endswith(".json")] if os.path.isdir(results) else []
@@ -171,9 +171,9 @@ def case_lean():
     """pitot ab's children sample lean unless told otherwise; the user's limits win."""
     d = workdir()
     r = pitot(["ab", "--help"], d)
-    check("--warmup 0.005 --min-time 0.01 --max-time 0.1" in r.stdout, f"--help names the lean limits: {r.stdout}")
-    for extra, bound in [([], "0.105"), (["--max-time", "0.3"], "0.305"), (["--min-time", "0.5"], "0.505"),
-                         (["--warmup", "0"], "0.1 s")]:
+    check("--warmup 0.005 --min-time 0.002 --max-time 0.03 --min-samples 10" in r.stdout, f"--help names the lean limits: {r.stdout}")
+    for extra, bound in [([], "0.035"), (["--max-time", "0.3"], "0.305"), (["--min-time", "0.5"], "0.505"),
+                         (["--warmup", "0"], "0.03 s")]:
         r = pitot(["ab", prog("ok"), prog("ok"), "--estimate"] + extra, d)
         check(r.returncode == 0, f"ab --estimate {extra} exits 0 ({r.stderr})")
         check(f"--max-time = {bound}" in r.stdout, f"ab {extra}: a point bounded at {bound}: {r.stdout}")

@@ -40,7 +40,7 @@ using run::RunOptions;
 struct AbOptions {
   std::string base, head;               // build folders, or program files / folders
   std::string base_commit, head_commit;  // where each side's rows go in the asv database
-  int first_processes = 4, max_processes = 12;  // even: balanced ABBA rounds (ab/schedule.hpp)
+  int first_processes = kFirstLook, max_processes = 12;  // even: balanced ABBA rounds (ab/schedule.hpp)
   double budget_seconds = 0;  // 0: no time budget
   std::string threshold = "1%";
   double confidence = 0.999;

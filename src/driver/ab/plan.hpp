@@ -13,10 +13,13 @@
 namespace pitot::driver::ab {
 
 // The per-point limits of pitot ab's children, unless given: the verdict pools per-process
-// medians across processes, so a process needs a median, not a 0.5% interval of its own.
+// medians across processes, so a process needs a median, not a 0.5% interval of its own. On the
+// bundled suite (1,080 points, an H100) a process took 229 s at the limits before these (0.01 s,
+// 0.1 s, 20 samples) and 111-115 s at these, sampling 89 s of it then and 35 s now; the medians of
+// two processes at these limits differ as much as one at each (docs/results/whole-suite-ab.md).
 inline const std::vector<std::pair<std::string, std::string>> kLeanLimits = {
-    {"--warmup", "0.005"}, {"--min-time", "0.01"}, {"--max-time", "0.1"}};
-// "--warmup 0.005 --min-time 0.01 --max-time 0.1", for the help and the notes.
+    {"--warmup", "0.005"}, {"--min-time", "0.002"}, {"--max-time", "0.03"}, {"--min-samples", "10"}};
+// "--warmup 0.005 --min-time 0.002 --max-time 0.03 --min-samples 10", for the help and the notes.
 std::string lean_limits_text();
 // Fills in the lean limits the user did not give (a user's --max-time etc. wins), keeping
 // --min-time at or under --max-time whichever of the two the user gave.

@@ -15,6 +15,11 @@ namespace pitot::driver::ab {
 // round (a card warming under its power cap) weighs on both alike. Few looks: each spends
 // 1/looks of the error rates (Bonferroni, MethodOptions::looks), so they hold over the sequence.
 std::vector<int> look_schedule(int first, int max);
+// The first look's processes a side by default (--processes): 2, the least a verdict over
+// processes needs. Quiet points (the kernel clock's 0.1-0.3% between processes) are called
+// unchanged there and cost half of a first look of 4; noisier ones go on to 4, 6, 10, 12 as before,
+// with each look's share of the error rates (tests/compare/test_sequential.cpp, FirstLookOfTwo).
+constexpr int kFirstLook = 2;
 
 // The smallest change (percent) a point could have called, about half the time, with the interval
 // it reached: the larger of the threshold and the half-width plus half the threshold. NaN when it
