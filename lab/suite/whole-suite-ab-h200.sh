@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The whole bundled suite through `pitot ab` with its default options (issue 33, item 1), on the
+# GPU machine in one call (by hand, not in CI). Base: the suite's six programs and bench_spin;
+# head: the same six programs (no change) and a bench_spin built with PITOT_SPIN_BUILT_SCALE
+# (SPIN_HEAD, a folder holding it: its kernels HEAD_SCALE slower). The wall time, the verdicts of
+# the unchanged points and of the spin points, and where each process's time went.
+# usage: lab/suite/whole-suite-ab-h200.sh BIN_DIR SPIN_HEAD_DIR OUT_DIR [ab options...]
+#   (LIMIT_S: the wall limit, default 590; SIGINT then, so ab reports what it decided)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bin=$(cd "${1:?usage: whole-suite-ab-h200.sh BIN_DIR SPIN_HEAD_DIR OUT_DIR}" && pwd)
+spin_head=$(cd "${2:?}" && pwd)
+out_root=${3:?}
+shift 3
+out=$out_root/whole-suite-ab
+mkdir -p "$out/base" "$out/head"
+finish() { tar -cJf "$out_root/whole-suite-ab.tar.xz" -C "$out_root" whole-suite-ab; }
+trap finish EXIT
+export LD_LIBRARY_PATH="$bin:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}" XDG_CACHE_HOME=$out/cache
+{ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; } >"$out/environment.txt" 2>&1
+for p in copy memory norm cast gemm attention; do
+  cp "$bin/bench_$p" "$out/base/"
+  ln -f "$out/base/bench_$p" "$out/head/bench_$p" 2>/dev/null || cp "$bin/bench_$p" "$out/head/"
+done
+cp "$bin/bench_spin" "$out/base/"
+cp "$spin_head/bench_spin" "$out/head/"
+# The cost file copied in (a run of the same programs), so the estimate has history; then the run.
+"$bin/pitot" ab "$out/base" "$out/head" --estimate "$@" >"$out/estimate.txt" 2>&1
+t=$(date +%s.%N)
+timeout -s INT -k 20 "${LIMIT_S:-590}" "$bin/pitot" ab "$out/base" "$out/head" --progress plain --json \
+  --json-dir "$out/sides" "$@" >"$out/ab.json" 2>"$out/ab.log"
+rc=$?
+echo "ab: exit $rc, $(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s" | tee "$out/steps.txt"
+python3 - "$out/ab.json" <<'PY' | tee -a "$out/steps.txt"
+import collections, json, sys
+doc = json.load(open(sys.argv[1]))
+rows = doc.get("points", [])
+spin = collections.Counter(r["verdict"] for r in rows if "spin_kernel" in r["name"])
+rest = collections.Counter(r["verdict"] for r in rows if not "spin_kernel" in r["name"])
+procs = collections.Counter(r["base"]["processes"] for r in rows if not "spin_kernel" in r["name"])
+n = sum(rest.values())
+print("unchanged points:", dict(rest), f"({100 * rest['unchanged'] / max(n, 1):.1f}% unchanged of {n})")
+print("spin points (head slower):", dict(spin))
+print("processes a side at the decision (unchanged points):", dict(sorted(procs.items())))
+print("summary:", doc.get("summary"))
+PY
+for side in base head; do
+  [ -f "$out/sides/$side.json" ] && python3 "$root/lab/suite/phases.py" "$out/sides/$side.json" >"$out/phases-$side.md" 2>&1
+done
+cp "$out/cache/pitot/costs.json" "$out/costs.json" 2>/dev/null
+exit 0
