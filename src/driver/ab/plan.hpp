@@ -15,8 +15,9 @@ namespace pitot::driver::ab {
 // The per-point limits of pitot ab's children, unless given: the verdict pools per-process
 // medians across processes, so a process needs a median, not a 0.5% interval of its own. On the
 // bundled suite (1,080 points, an H100) a process took 229 s at the limits before these (0.01 s,
-// 0.1 s, 20 samples) and 111-115 s at these, sampling 89 s of it then and 35 s now; the medians of
-// two processes at these limits differ as much as one at each (docs/results/whole-suite-ab.md).
+// 0.1 s, 20 samples) and 111-115 s at these (with 0.002 s of warm-up), sampling 89 s of it then and
+// 35 s now; two processes at these limits differ as much as one at each, the shorter warm-up read
+// 0.45% higher on average, so the warm-up stayed (docs/results/whole-suite-ab.md).
 inline const std::vector<std::pair<std::string, std::string>> kLeanLimits = {
     {"--warmup", "0.005"}, {"--min-time", "0.002"}, {"--max-time", "0.03"}, {"--min-samples", "10"}};
 // "--warmup 0.005 --min-time 0.002 --max-time 0.03 --min-samples 10", for the help and the notes.
