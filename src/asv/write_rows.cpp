@@ -9,6 +9,7 @@
 #include "asv/write.hpp"
 #include "core/stats.hpp"
 #include "core/text.hpp"
+#include "core/tracks.hpp"
 
 namespace pitot::asv_write {
 
@@ -145,12 +146,7 @@ Cell track_cell(const PointResult& p, const std::string& track) {
   return cell;
 }
 
-std::string default_track_unit(const std::string& track) {
-  if (track == "items_per_second") return "items/s";
-  if (track == "gbytes_per_second") return "GB/s";
-  if (track == "tflops") return "TFLOP/s";
-  return "";
-}
+std::string default_track_unit(const std::string& track) { return track_unit(track); }
 
 std::size_t flat_position(const BenchmarkInfo& b, const PointResult& p) {
   if (p.index.size() != b.axes.size())

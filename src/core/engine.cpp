@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/point_run.hpp"
+#include "core/tracks.hpp"
 #include "core/stats.hpp"
 #include "core/untrusted.hpp"
 
@@ -98,16 +99,16 @@ void card_tracks(PointResult& r) {
     return v.get<double>();
   };
   const nlohmann::json card = r.backend_info.value("card", nlohmann::json());
-  if (const auto v = number(card, "sm_clock_mhz", "median")) r.tracks.push_back({"card_sm_clock_mhz", "MHz", *v});
-  if (const auto v = number(card, "temperature_c", "max")) r.tracks.push_back({"card_temperature_c", "degC", *v});
-  if (const auto v = number(card, "power_watts", "median")) r.tracks.push_back({"card_power_watts", "W", *v});
+  if (const auto v = number(card, "sm_clock_mhz", "median")) r.tracks.push_back(make_track(track::kCardSmClockMhz, *v));
+  if (const auto v = number(card, "temperature_c", "max")) r.tracks.push_back(make_track(track::kCardTemperatureC, *v));
+  if (const auto v = number(card, "power_watts", "median")) r.tracks.push_back(make_track(track::kCardPowerWatts, *v));
   const nlohmann::json energy = r.backend_info.value("energy", nlohmann::json());
   const auto joules = number(energy, "joules_per_call", nullptr);
   if (!joules || !(*joules > 0)) return;
-  r.tracks.push_back({"energy_joules_per_call", "J", *joules});
-  if (const auto w = number(energy, "watts", nullptr)) r.tracks.push_back({"energy_watts", "W", *w});
-  if (r.flops > 0) r.tracks.push_back({"gflop_per_joule", "GFLOP/J", r.flops / *joules / 1e9});
-  if (r.bytes > 0) r.tracks.push_back({"gbytes_per_joule", "GB/J", r.bytes / *joules / 1e9});
+  r.tracks.push_back(make_track(track::kEnergyJoulesPerCall, *joules));
+  if (const auto w = number(energy, "watts", nullptr)) r.tracks.push_back(make_track(track::kEnergyWatts, *w));
+  if (r.flops > 0) r.tracks.push_back(make_track(track::kGflopPerJoule, r.flops / *joules / 1e9));
+  if (r.bytes > 0) r.tracks.push_back(make_track(track::kGbytesPerJoule, r.bytes / *joules / 1e9));
 }
 
 void finalize(PointRun& run, const std::string& program) {
@@ -150,7 +151,7 @@ void finalize(PointRun& run, const std::string& program) {
     const bool cold = timing == r.backend_info.end() || (timing->is_string() && timing->get<std::string>() == "cold");
     const bool fits = cache != r.backend_info.end() && cache->is_number() && r.bytes <= cache->get<double>();
     if (cold || !fits)
-      r.tracks.push_back({"percent_of_peak_bandwidth", "%", 100.0 * r.bytes / r.stats->median / 1e9 / peak->get<double>()});
+      r.tracks.push_back(make_track(track::kPercentOfPeakBandwidth, 100.0 * r.bytes / r.stats->median / 1e9 / peak->get<double>()));
     else
       r.backend_info["percent_of_peak_omitted"] =
           "a launch's bytes fit in the " + std::to_string(cache->get<std::int64_t>() >> 20) +
@@ -161,7 +162,7 @@ void finalize(PointRun& run, const std::string& program) {
   if (kclock != r.backend_info.end() && kclock->is_object()) {
     const auto busy = kclock->find("busy_seconds");
     if (busy != kclock->end() && busy->is_number() && busy->get<double>() > 0)
-      r.tracks.push_back({"kernel_busy_seconds", "seconds", busy->get<double>()});
+      r.tracks.push_back(make_track(track::kKernelBusySeconds, busy->get<double>()));
   }
   card_tracks(r);
   if (run.device.untrusted) untrusted::check_point(r);

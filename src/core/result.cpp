@@ -7,6 +7,8 @@
 #include <limits>
 #include <set>
 
+#include "core/tracks.hpp"
+
 namespace pitot {
 
 using nlohmann::json;
@@ -198,9 +200,9 @@ PointResult point_from_json(const json& j) {
 std::vector<Track> throughput_tracks(double items, double bytes, double flops, double seconds) {
   std::vector<Track> tracks;
   if (!(seconds > 0)) return tracks;
-  if (items > 0) tracks.push_back({"items_per_second", "items/s", items / seconds});
-  if (bytes > 0) tracks.push_back({"gbytes_per_second", "GB/s", bytes / seconds / 1e9});
-  if (flops > 0) tracks.push_back({"tflops", "TFLOP/s", flops / seconds / 1e12});
+  if (items > 0) tracks.push_back(make_track(track::kItemsPerSecond, items / seconds));
+  if (bytes > 0) tracks.push_back(make_track(track::kGbytesPerSecond, bytes / seconds / 1e9));
+  if (flops > 0) tracks.push_back(make_track(track::kTflops, flops / seconds / 1e12));
   return tracks;
 }
 
@@ -209,8 +211,12 @@ std::vector<Track> throughput_tracks(double items, double bytes, double flops, d
 namespace pitot {
 
 bool is_rate_track(const std::string& name) {
-  return name == "items_per_second" || name == "gbytes_per_second" || name == "tflops" ||
-         name == "percent_of_peak_bandwidth";
+  const TrackKind* kind = track_kind(name);
+  return kind && kind->rate;
+}
+
+Track make_track(std::string_view name, double value) {
+  return {std::string(name), track_unit(name), value};
 }
 
 PointResult merge_processes(const std::vector<PointResult>& runs) {

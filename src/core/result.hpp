@@ -86,6 +86,8 @@ PointResult point_from_json(const nlohmann::json& j);
 PointResult merge_processes(const std::vector<PointResult>& runs);
 // Whether a track is a rate of the point's median time (items/s, GB/s, TFLOP/s, % of peak).
 bool is_rate_track(const std::string& name);
+// A track of core/tracks.hpp's table with its value, its unit from the table.
+Track make_track(std::string_view name, double value);
 
 // Tracks derived from the work counters and the median time.
 std::vector<Track> throughput_tracks(double items, double bytes, double flops, double seconds);

@@ -5,6 +5,7 @@
 
 #include <pitot/detail/axis_repr.hpp>
 
+#include "core/tracks.hpp"
 #include "core/utf8.hpp"
 
 namespace pitot {
@@ -61,10 +62,8 @@ std::string benchmark_name_problem(const std::string& name) {
   // benchmark's throughput tracks <name>.items_per_second..., so `fn.tflops` would be fn's track.
   if (const auto dot = name.rfind('.'); dot != std::string::npos) {
     const std::string last = name.substr(dot + 1);
-    for (const char* track : {"items_per_second", "gbytes_per_second", "tflops", "percent_of_peak_bandwidth",
-                              "kernel_busy_seconds", "card_sm_clock_mhz", "card_temperature_c", "card_power_watts",
-                              "energy_joules_per_call", "energy_watts", "gflop_per_joule", "gbytes_per_joule"})
-      if (last == track)
+    for (const TrackKind& track : track_kinds())
+      if (last == track.name)
         return "the benchmark name " + shown + " has a '.' before '" + last +
                "': asv names a benchmark's throughput tracks <name>." + last +
                ", so it can be the same asv key as another benchmark's track and one time series would be "

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/tracks.hpp"
+
 namespace pitot {
 
 std::string format_seconds(double s) {
@@ -31,8 +33,8 @@ std::string format_track(const Track& t) {
   if (t.unit == "items/s") return si_rate(t.value, "items/s");
   if (t.unit == "TFLOP/s") return si_rate(t.value * 1e12, "FLOP/s");
   if (t.unit == "GB/s") return si_rate(t.value * 1e9, "B/s");
-  if (t.unit == "seconds") return (t.name == "kernel_busy_seconds" ? "busy " : t.name + " ") + format_seconds(t.value);
-  if (t.name == "energy_joules_per_call") {
+  if (t.unit == "seconds") return (t.name == track::kKernelBusySeconds ? "busy " : t.name + " ") + format_seconds(t.value);
+  if (t.name == track::kEnergyJoulesPerCall) {
     for (const auto& [scale, unit] : {std::pair{1.0, "J"}, {1e-3, "mJ"}, {1e-6, "uJ"}})
       if (std::fabs(t.value) >= scale) return fmt::format("{:.4g} {}/call", t.value / scale, unit);
     return fmt::format("{:.4g} nJ/call", t.value * 1e9);

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -11,6 +12,7 @@
 #include <pitot/detail/backend_info.hpp>
 
 #include "core/engine.hpp"
+#include "core/tracks.hpp"
 
 namespace {
 
@@ -237,6 +239,35 @@ TEST(Engine, PeakBandwidthBecomesARooflineTrack) {
   EXPECT_EQ(r.tracks[1].name, "percent_of_peak_bandwidth");
   EXPECT_EQ(r.tracks[1].unit, "%");
   EXPECT_NEAR(r.tracks[1].value, 50.0, 1e-9);
+}
+
+// The tracks a point carries are core/tracks.hpp's, with its units: a point that gives the engine
+// every input (counters, the peak, the card's readings, energy, the kernel clock) gets every track
+// of the table, and none else; what the asv writer, the table and compare read is that table.
+TEST(Engine, TracksAreTheTablesNamesAndUnits) {
+  std::deque<BenchmarkDef> defs;
+  defs.push_back(make_def("all", [](State& s) {
+    s.add_items(1e6);
+    s.add_bytes(1e9);
+    s.add_flops(1e12);
+    pitot::detail::set_backend_info(s, "peak_gbytes_per_second", "4000");
+    pitot::detail::set_backend_info(
+        s, "card", R"({"sm_clock_mhz": {"median": 1500}, "temperature_c": {"max": 60}, "power_watts": {"median": 500}})");
+    pitot::detail::set_backend_info(s, "energy", R"({"joules_per_call": 0.25, "watts": 500})");
+    pitot::detail::set_backend_info(s, "kernel_clock", R"({"busy_seconds": 0.0004})");
+    s.exec_manual([] { return 0.5e-3; });
+  }));
+  const PointResult r = run_all(defs, fast_config()).at("all");
+  std::set<std::string> made;
+  for (const Track& t : r.tracks) {
+    const TrackKind* kind = track_kind(t.name);
+    ASSERT_NE(kind, nullptr) << t.name << " is not in core/tracks.hpp's table";
+    EXPECT_EQ(t.unit, kind->unit) << t.name;
+    EXPECT_EQ(is_rate_track(t.name), kind->rate) << t.name;
+    made.insert(t.name);
+  }
+  for (const TrackKind& kind : track_kinds()) EXPECT_TRUE(made.count(std::string(kind.name))) << kind.name << " was not made";
+  EXPECT_EQ(made.size(), track_kinds().size());
 }
 
 TEST(Engine, NoPercentOfPeakForDataTheCacheServes) {

@@ -8,6 +8,7 @@
 #include "asv/json.hpp"
 #include "asv/results.hpp"
 #include "core/text.hpp"
+#include "core/tracks.hpp"
 #include "driver/common/errors.hpp"
 
 namespace pitot::driver::compare::rows {
@@ -61,21 +62,16 @@ void set_key(PointData& p, const std::string& benchmark, std::vector<std::string
 }
 
 namespace {
-// A track's name as pitot writes it (core/engine.cpp, the GPU backends): the throughputs, the
-// kernel clock's busy time, energy, and the card's state.
-constexpr const char* kCardSmClock = "card_sm_clock_mhz";
-constexpr const char* kCardTemperature = "card_temperature_c";
-constexpr const char* kCardPower = "card_power_watts";
+// The card's state tracks (core/tracks.hpp), read back into a point's CardState.
+constexpr std::string_view kCardSmClock = track::kCardSmClockMhz;
+constexpr std::string_view kCardTemperature = track::kCardTemperatureC;
+constexpr std::string_view kCardPower = track::kCardPowerWatts;
 }  // namespace
 
 std::optional<std::string> known_track_unit(const std::string& row) {
-  static const std::vector<std::pair<std::string, std::string>> known = {
-      {"items_per_second", "items/s"}, {"gbytes_per_second", "GB/s"}, {"tflops", "TFLOP/s"},
-      {"percent_of_peak_bandwidth", "%"}, {"kernel_busy_seconds", "seconds"}, {"energy_joules_per_call", "J"},
-      {"energy_watts", "W"}, {"gflop_per_joule", "GFLOP/J"}, {"gbytes_per_joule", "GB/J"},
-      {kCardSmClock, "MHz"}, {kCardTemperature, "degC"}, {kCardPower, "W"}};
-  for (const auto& [track, unit] : known)
-    if (row.ends_with("." + track)) return unit;
+  for (const TrackKind& kind : track_kinds())
+    if (row.size() > kind.name.size() && row.ends_with(kind.name) && row[row.size() - kind.name.size() - 1] == '.')
+      return std::string(kind.unit);
   return std::nullopt;
 }
 
