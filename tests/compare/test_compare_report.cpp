@@ -330,10 +330,18 @@ TEST(CompareReport, ProcessMediansAreTheUnitOfReplication) {
   EXPECT_EQ(j["points"][0]["benchmark"], "bench_e2e.work3");
   EXPECT_EQ(j["points"][0]["params"], json({{"order", "'sorted'"}}));
   EXPECT_EQ(j["points"][0]["evidence"], "processes");
-  EXPECT_EQ(j["points"][0]["noise"]["source"], "processes");
+  // Ten points of one program: each point's spread is moderated by the others' (stats/pooled.cpp).
+  EXPECT_EQ(j["points"][0]["noise"]["source"], "pooled");
+  EXPECT_EQ(j["points"][0]["noise"]["pooled_points"], 10);
+  EXPECT_GT(j["points"][0]["noise"]["prior_df"].get<double>(), 0);
   EXPECT_EQ(j["points"][0]["base"]["processes"], 8);
   o.format = pc::Format::Table;
+  EXPECT_NE(run(o).out.find("(8+8 processes, pooled with 10 points)"), std::string::npos);
+  // --no-pooling: the point's own spread alone.
+  o.method.pool_noise = false;
   EXPECT_NE(run(o).out.find("(8+8 processes)"), std::string::npos);
+  o.format = pc::Format::Json;
+  EXPECT_EQ(json::parse(run(o).out)["points"][0]["noise"]["source"], "processes");
 }
 
 // Issue 11: a program's JSON against an asv results file of the same points matches them

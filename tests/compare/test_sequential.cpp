@@ -30,7 +30,7 @@ struct Machine {
 double offset(Noise& noise, const Machine& m) {
   if (!m.heavy_tails) return m.process_sd * noise.normal();
   double chi = 0;
-  for (int i = 0; i < 3; ++i) chi += noise.normal() * noise.normal();
+  for (int i = 0; i < 3; ++i) chi += std::pow(noise.normal(), 2);  // one draw, squared
   return m.process_sd * noise.normal() / std::sqrt(chi / 3) / std::sqrt(3.0);  // unit variance
 }
 

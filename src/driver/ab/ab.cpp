@@ -47,6 +47,7 @@ struct AbOptions {
   std::string json_dir;  // base.json and head.json, as pitot run --json writes them
   std::string output;    // the report in its format, atomically
   bool markdown = false, json = false;
+  bool no_pooling = false;  // each point's process spread alone
 };
 
 // One side: its options, programs, points and where its results go.
@@ -149,6 +150,7 @@ compare::MethodOptions checked_method(const AbOptions& a) {
   compare::MethodOptions method;
   method.threshold = compare::parse_threshold(a.threshold);
   method.confidence = a.confidence;
+  method.pool_noise = !a.no_pooling;
   compare::check_confidence(method);
   if (a.max_processes < a.first_processes)
     throw InputError(fmt::format("--max-processes {} is below --processes {}", a.max_processes, a.first_processes));
@@ -369,6 +371,8 @@ void setup(CLI::App& root) {
   cmd->add_option("--confidence", a->confidence, "Confidence of each point's slower/faster verdict over all looks")
       ->capture_default_str();
   run::add_database_options(cmd, o);
+  cmd->add_flag("--no-pooling", a->no_pooling,
+                "Each point's process spread alone, not moderated by its program's other points");
   cmd->add_option("--base-commit", a->base_commit, "Commit the base rows go to in the asv database");
   cmd->add_option("--head-commit", a->head_commit, "Commit the head rows go to (with --base-commit; without both, no asv rows)");
   cmd->add_option("--json-dir", a->json_dir, "Write base.json and head.json (pitot run --json) into this folder");

@@ -39,6 +39,8 @@ void setup_compare(CLI::App& root) {
   cmd->add_option("--noise-prior", *noise_prior,
                   "run-to-run noise assumed between processes when a side has one process and the point no "
                   "history, as a standard deviation: 2% (default) or 0 (off)");
+  cmd->add_flag("--no-pooling", [options](std::int64_t) { options->method.pool_noise = false; },
+                "each point's process spread alone, not moderated by its program's other points");
   cmd->add_option("--history", options->history,
                   "recent commits of the database a point's run-to-run noise is learned from (default 10, 0: none)")
       ->check(CLI::Range(0, 1000));

@@ -17,14 +17,30 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Pick the strongest evidence both sides have.
 Comparison compare_points(const PointData& base, const PointData& head, bool higher_is_better,
-                          const MethodOptions& options, const NoiseFloor& history) {
+                          const MethodOptions& options, const NoiseFloor& history, const NoisePrior& prior) {
   if (!base.samples.empty() && !head.samples.empty())
     return compare_runs({base.samples, base.process_medians}, {head.samples, head.process_medians},
-                        higher_is_better, options, history);
+                        higher_is_better, options, history, prior);
   if (base.has_interval && head.has_interval)
     return compare_intervals(base.value, base.ci_lo, base.ci_hi, head.value, head.ci_lo, head.ci_hi,
                              higher_is_better, options);
   return compare_values(base.value, head.value);
+}
+
+// The prior of each program's process spreads (stats/pooled.cpp), from its points compared by
+// processes; a group with too few such points gets none.
+std::map<std::string, NoisePrior> pooled_priors(const std::vector<Row>& rows) {
+  std::map<std::string, std::vector<ProcessSpread>> spreads;
+  for (const auto& row : rows) {
+    if (row.base.samples.empty() || row.head.samples.empty()) continue;
+    const ProcessSpread s =
+        process_spread({{}, row.base.process_medians}, {{}, row.head.process_medians});
+    if (s.df > 0) spreads[pooling_group(row.base.benchmark, row.base.unit)].push_back(s);
+  }
+  std::map<std::string, NoisePrior> priors;
+  for (const auto& [group, list] : spreads)
+    if (NoisePrior p = fit_noise_prior(list); p.df > 0) priors[group] = p;
+  return priors;
 }
 
 int severity(Verdict v) {
@@ -72,6 +88,7 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
         base.points.size(), base.points.front().display, head.points.size(),
         head.points.front().display));
   std::map<std::string, bool> in_base;
+  std::vector<NoiseFloor> floors;  // one per row
   for (const auto& b : base.points) {
     in_base[b.key] = true;
     auto it = head_by_key.find(b.key);
@@ -117,14 +134,21 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
       row.higher_is_better = unit_higher_is_better(b.unit);
       NoiseFloor floor;
       if (auto hist = head.history.find(b.key); hist != head.history.end()) floor = history_noise(hist->second);
-      row.comparison = compare_points(b, h, row.higher_is_better, options, floor);
-      r.dropped += row.comparison.dropped;
-      const double ratio = row.comparison.ratio;
-      row.effect = (std::isfinite(ratio) && ratio > 0) ? std::log(ratio) * (row.higher_is_better ? -1 : 1) : kNaN;
-      if (is_change(row.comparison.verdict)) row.kernels = kernel_changes(b, h);
-      row.state_differs = state_differences(b.card, h.card);
+      floors.push_back(floor);
       r.rows.push_back(std::move(row));
     }
+  }
+  const auto priors = options.pool_noise ? pooled_priors(r.rows) : std::map<std::string, NoisePrior>{};
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    Row& row = r.rows[i];
+    const auto prior = priors.find(pooling_group(row.base.benchmark, row.base.unit));
+    row.comparison = compare_points(row.base, row.head, row.higher_is_better, options, floors[i],
+                                    prior == priors.end() ? NoisePrior{} : prior->second);
+    r.dropped += row.comparison.dropped;
+    const double ratio = row.comparison.ratio;
+    row.effect = (std::isfinite(ratio) && ratio > 0) ? std::log(ratio) * (row.higher_is_better ? -1 : 1) : kNaN;
+    if (is_change(row.comparison.verdict)) row.kernels = kernel_changes(row.base, row.head);
+    row.state_differs = state_differences(row.base.card, row.head.card);
   }
   for (const auto& h : head.points)
     if (!in_base.count(h.key) && !h.derived) r.added.push_back({h.display, h.state == PointState::Ok ? "" : h.reason});

@@ -40,12 +40,15 @@ struct MethodOptions {
   // Looks at the same point (pitot ab adds processes to undecided points and looks again): each
   // look spends 1/looks of both error rates (Bonferroni), so they hold over all looks together.
   int looks = 1;
+  // Moderate each point's process spread by its program's other points (NoiseSource::Pooled).
+  bool pool_noise = true;
 };
 
 // Where the run-to-run noise of a point comes from.
 enum class NoiseSource {
   None,       // no floor: one process a side, no history, prior off
   Processes,  // the spread of the per-process medians of this comparison
+  Pooled,     // ... moderated by the spreads of the other points of its program (empirical Bayes)
   History,    // the spread of the point's recent run medians in the database
   Prior,      // the documented prior (MethodOptions::noise_prior)
 };
@@ -78,6 +81,8 @@ struct Comparison {
   NoiseSource noise = NoiseSource::None;
   double noise_percent = std::numeric_limits<double>::quiet_NaN();
   int history_runs = 0;                        // runs the history floor was learned from
+  int pooled_points = 0;                       // Pooled: the points of the program the prior was fitted to
+  double prior_df = 0;                         // ... and the prior's degrees of freedom
   int base_processes = 0, head_processes = 0;  // processes per side (0: unknown)
   int dropped = 0;                             // non-positive or non-finite samples and medians ignored
 };
@@ -125,6 +130,29 @@ struct ShiftInterval {
 ShiftInterval shift_interval(const std::vector<double>& a_sorted, const std::vector<double>& b_sorted,
                              double confidence);
 
+// --- the noise pooled over a program's points (stats/pooled.cpp) ------------------------------
+
+// The pooled variance of the log process medians of one point (both sides, each about its own
+// mean) and its degrees of freedom (n + m - 2); df 0 when the point has no process spread.
+struct ProcessSpread {
+  double variance = 0;
+  int df = 0;
+};
+ProcessSpread process_spread(const SideData& base, const SideData& head);
+
+// A scaled inverse chi-square prior for the process variance of a program's points; df 0: none.
+struct NoisePrior {
+  double variance = 0;
+  double df = 0;
+  int points = 0;  // the points it was fitted to
+};
+inline constexpr int kMinPooledPoints = 10;  // fewer points with a spread: no prior
+inline constexpr double kMaxPriorDf = 50;    // the prior never outweighs this many degrees of freedom
+// The prior fitted by moments of log variance (Smyth 2004; limma's fitFDist, without covariates).
+NoisePrior fit_noise_prior(const std::vector<ProcessSpread>& spreads);
+// The points that share one prior: one program's (the benchmark's first name) of one unit.
+std::string pooling_group(const std::string& benchmark, const std::string& unit);
+
 // --- verdicts ----------------------------------------------------------------------------------
 
 // From raw samples (positive values: seconds per iteration, or a throughput). Works on logs,
@@ -143,8 +171,9 @@ Comparison compare_intervals(double base_median, double base_lo, double base_hi,
 // medians (pooled spread, n+m-2 degrees of freedom). With one process a side: the samples'
 // Hodges-Lehmann interval. Either is widened to at least the noise floor: the history's (when
 // `history.sigma` > 0), else, for one process a side, the prior.
+// With a `prior` (df > 0), the process spread is moderated by it (NoiseSource::Pooled).
 Comparison compare_runs(const SideData& base, const SideData& head, bool higher_is_better,
-                        const MethodOptions& options, const NoiseFloor& history = {});
+                        const MethodOptions& options, const NoiseFloor& history = {}, const NoisePrior& prior = {});
 
 // Single values without any interval: the ratio, and never a verdict.
 Comparison compare_values(double base, double head);

@@ -33,6 +33,10 @@ std::string format_noise(const Comparison& c) {
   std::string source;
   switch (c.noise) {
     case NoiseSource::Processes: source = fmt::format("{}+{} processes", c.base_processes, c.head_processes); break;
+    case NoiseSource::Pooled:
+      source = fmt::format("{}+{} processes, pooled with {} points", c.base_processes, c.head_processes,
+                           c.pooled_points);
+      break;
     case NoiseSource::History: source = fmt::format("history, {} runs", c.history_runs); break;
     case NoiseSource::Prior: source = "prior"; break;
     case NoiseSource::None: return "-";

@@ -75,6 +75,7 @@ const char* noise_source_name(NoiseSource s) {
   switch (s) {
     case NoiseSource::None: return "none";
     case NoiseSource::Processes: return "processes";
+    case NoiseSource::Pooled: return "pooled";
     case NoiseSource::History: return "history";
     case NoiseSource::Prior: return "prior";
   }
@@ -170,7 +171,7 @@ NoiseFloor history_noise(const std::vector<double>& run_medians) {
 }
 
 Comparison compare_runs(const SideData& base, const SideData& head, bool higher_is_better,
-                        const MethodOptions& options, const NoiseFloor& history) {
+                        const MethodOptions& options, const NoiseFloor& history, const NoisePrior& prior) {
   int dropped_medians = 0;
   const auto x = positive_logs_unsorted(base.process_medians, dropped_medians);
   const auto y = positive_logs_unsorted(head.process_medians, dropped_medians);
@@ -195,12 +196,19 @@ Comparison compare_runs(const SideData& base, const SideData& head, bool higher_
     if ((!base.samples.empty() && ns < options.min_samples) || (!head.samples.empty() && ms < options.min_samples)) {
       c.note = fmt::format("too few samples (base {}, head {}; a verdict needs {} a side)", ns, ms, options.min_samples);
     } else {
-      const int df = n + m - 2;
-      const double s = std::sqrt((squared_deviations(x) + squared_deviations(y)) / df);
-      const double se = s * std::sqrt(1.0 / n + 1.0 / m);
+      double df = n + m - 2;
+      double variance = (squared_deviations(x) + squared_deviations(y)) / df;
+      c.noise = NoiseSource::Processes;
+      if (prior.df > 0) {
+        variance = (prior.df * prior.variance + df * variance) / (prior.df + df);
+        df += prior.df;
+        c.noise = NoiseSource::Pooled;
+        c.pooled_points = prior.points;
+        c.prior_df = prior.df;
+      }
+      const double se = std::sqrt(variance) * std::sqrt(1.0 / n + 1.0 / m);
       const double q = student_t_upper_quantile(alpha / 2, df);
       double half = q * se, stat_se = se, stat_df = df;
-      c.noise = NoiseSource::Processes;
       if (history.sigma > 0) {
         const double se_f = history.sigma * std::sqrt(2.0);
         const double half_f = student_t_upper_quantile(alpha / 2, history.df) * se_f;
