@@ -40,6 +40,7 @@
 
 #include "check.hpp"
 #include "device.cuh"
+#include "plan_cache.hpp"
 #include "reference.hpp"
 #include "shapes.hpp"
 
@@ -554,23 +555,68 @@ std::string plan_key(const Problem& p, bool backward) {
   return key;
 }
 
+// What a stored plan is valid for: this cuDNN and this kind of card.
+const suite::PlanCache& plan_cache() {
+  static const suite::PlanCache cache = [] {
+    int device = 0;
+    cudaDeviceProp prop{};
+    PITOT_GPU_CHECK(cudaGetDevice(&device));
+    PITOT_GPU_CHECK(cudaGetDeviceProperties(&prop, device));
+    return suite::PlanCache("cudnn", "cudnn " + std::to_string(cudnnGetVersion()) + " " + prop.name + " sm" +
+                                         std::to_string(prop.major * 10 + prop.minor) + " " +
+                                         std::to_string(prop.multiProcessorCount) + " SMs");
+  }();
+  return cache;
+}
+
+// A plan serialized by cuDNN (its JSON representation), or "" where the engine cannot say it.
+std::string plan_json(cudnnBackendDescriptor_t plan) {
+  std::int64_t count = 0;
+  if (cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, 0, &count,
+                               nullptr) != CUDNN_STATUS_SUCCESS || count <= 0)
+    return {};
+  std::string text(static_cast<std::size_t>(count), '\0');
+  if (cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, count, &count,
+                               text.data()) != CUDNN_STATUS_SUCCESS)
+    return {};
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  return text;
+}
+
+// The plan back from its JSON; nullptr when cuDNN refuses it (then it is built as before).
+cudnnBackendDescriptor_t plan_from_json(GraphBuilder& b, cudnnHandle_t handle, const std::string& json) {
+  Descriptor& plan = b.make(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+  if (cudnnBackendSetAttribute(plan.get(), CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle) !=
+          CUDNN_STATUS_SUCCESS ||
+      cudnnBackendSetAttribute(plan.get(), CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
+                               static_cast<std::int64_t>(json.size()), json.data()) != CUDNN_STATUS_SUCCESS ||
+      cudnnBackendFinalize(plan.get()) != CUDNN_STATUS_SUCCESS)
+    return nullptr;
+  return plan.get();
+}
+
 const BuiltPlan& built_plan(const Problem& p, bool backward) {
   static std::mutex mutex;
   // Never destroyed, as the handle: the descriptors' destructors would run after the CUDA runtime
   // has shut down.
   static auto* cache = new std::map<std::string, std::unique_ptr<BuiltPlan>>;
   const std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<BuiltPlan>& slot = (*cache)[plan_key(p, backward)];
+  std::unique_ptr<BuiltPlan>& slot = (*cache)[plan_key(p, backward)];  // this process's plans
   if (slot) return *slot;
   slot = std::make_unique<BuiltPlan>();
   BuiltPlan& built = *slot;
   const cudnnHandle_t handle = cudnn_handle();
+  // A plan built by an earlier process of this program on this kind of card (plan_cache.hpp).
+  const std::string key = plan_key(p, backward);
+  if (const auto json = plan_cache().load(key))
+    if ((built.plan = plan_from_json(built.builder, handle, *json))) return built;
   try {
     if (backward) build_backward(built.builder, p);
     else build_forward(built.builder, p);
     const cudnnBackendDescriptor_t graph = built.builder.graph(handle);
     built.plan = make_plan(built.builder, handle, graph, built.why_not);
     if (!built.plan) built.why_not = (backward ? "backward: " : "forward: ") + built.why_not;
+    else if (const std::string json = plan_json(built.plan); !json.empty()) plan_cache().store(key, json);
   } catch (const std::runtime_error& e) {
     built.plan = nullptr;
     built.why_not = std::string(backward ? "backward" : "forward") + " graph rejected by cuDNN: " + e.what();

@@ -6,7 +6,8 @@ add_library(pitot_suite_common STATIC
   ${CMAKE_CURRENT_LIST_DIR}/common/shapes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/common/numerics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/common/reference.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/common/check.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/common/check.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/common/plan_cache.cpp)
 target_include_directories(pitot_suite_common PUBLIC ${CMAKE_CURRENT_LIST_DIR}/common)
 target_compile_options(pitot_suite_common PRIVATE ${PITOT_WARNINGS})
 
