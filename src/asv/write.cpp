@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "asv/database.hpp"
+#include "asv/machine.hpp"
 #include "asv/write_rows.hpp"
 #include "core/rethrow.hpp"
 #include "core/text.hpp"
@@ -84,7 +85,8 @@ CheckedRun check_run(const AsvRun& run, const std::vector<BenchmarkInfo>& benchm
 // The three files a run rewrites, as they are now (empty objects for files not there yet).
 struct Files {
   std::filesystem::path benchmarks_path, machine_path, results_path;
-  json benchmarks, machine, results;
+  json benchmarks, results;
+  MachineJson machine;
 };
 
 // Loads the files (asv/database.hpp) and refuses a results file of another commit or env.
@@ -96,7 +98,7 @@ Files read_files(const fs::path& results_dir, const CheckedRun& checked, const A
   f.results_path = machine_dir / asv_results_file_name(run.commit_hash, checked.env);
   try {
     f.benchmarks = load_asv_file_if_any(f.benchmarks_path, AsvFile::Benchmarks).value_or(json::object());
-    f.machine = load_asv_file_if_any(f.machine_path, AsvFile::Machine).value_or(json::object());
+    f.machine = load_machine_json(f.machine_path);
     f.results = load_asv_file_if_any(f.results_path, AsvFile::Results).value_or(json::object());
   } catch (const AsvError& e) {
     throw AsvError(std::string(e.what()) + ". Nothing was written.");
@@ -112,20 +114,6 @@ Files read_files(const fs::path& results_dir, const CheckedRun& checked, const A
   if (doc.contains("results") && !doc["results"].is_object())
     throw AsvError(path + ": \"results\" is not an object. Nothing was written.");
   return f;
-}
-
-// machine.json: this run's facts over whatever was recorded before (§3), except asv's own machine
-// facts, which keep the values already recorded: asv writes them otherwise than pitot (ram
-// "25275973632", not "24GB"), and the recorded values are what earlier results carry as params,
-// asv's among them, so that a history asv started goes on in the same graphs. Returns the facts.
-std::map<std::string, std::string> update_machine(json& machine_doc, const AsvRun& run, const std::string& machine) {
-  std::map<std::string, std::string> facts = run.machine_facts;
-  for (const char* key : {"arch", "cpu", "num_cpu", "os", "ram"})
-    if (machine_doc.contains(key) && machine_doc[key].is_string()) facts[key] = machine_doc[key].get<std::string>();
-  for (const auto& [k, v] : facts) machine_doc[k] = v;
-  machine_doc["machine"] = machine;
-  machine_doc["version"] = kAsvMachineVersion;
-  return facts;
 }
 
 // A benchmark's entry in benchmarks.json, for its time row or one of its track rows.
@@ -302,7 +290,9 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   rethrow_as<FileError, AsvError>([&] { lock.emplace(results_dir); });
 
   Files files = read_files(results_dir, checked, run);
-  const std::map<std::string, std::string> facts = update_machine(files.machine, run, checked.machine);
+  // machine.json by its one rule (asv/machine.hpp): asv's facts recorded before are kept, and they
+  // are what this run's params carry, so that a history asv started goes on in the same graphs.
+  const std::map<std::string, std::string> facts = update_machine_json(files.machine, checked.machine, run.machine_facts);
   Rows rows = start_rows(files.results);
   for (const auto& b : benchmarks) write_benchmark(b, checked.points_of[asv_time_name(b)], files.benchmarks, rows);
   files.benchmarks["version"] = kAsvBenchmarksVersion;
@@ -310,7 +300,7 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
 
   rethrow_as<FileError, AsvError>([&] {
     replace_files({{files.benchmarks_path, asv_file_text(files.benchmarks)},
-                   {files.machine_path, asv_file_text(files.machine)},
+                   {files.machine_path, machine_json_text(files.machine)},
                    {files.results_path, asv_results_file_text(files.results)}});
   });
 }

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "asv/env.hpp"
+#include "asv/run_record.hpp"
 #include "asv/write.hpp"
 #include "core/backend.hpp"
 #include "core/protocol.hpp"
@@ -61,35 +62,29 @@ json config_json(const Options& o) {
   return j;
 }
 
+// The run record (asv/run_record.hpp): the same function builds pitot run's, from the same facts.
+AsvRun asv_run(const Options& o, const std::string& program) {
+  RunRecordInputs in;
+  std::string note;
+  in.machine = {o.machine, read_asv_machine_file(note), asv_host_name(), host_facts(), device_facts(o.device.device),
+                device_machine_name(o.device.device)};
+  std::string commit_note;
+  in.commit = asv_commit(o.commit, std::filesystem::current_path(), commit_note);
+  in.env = o.env.empty() ? env_name(build_requirements()) + timing_env_suffix(o.device.timing) : o.env;
+  in.requirements = build_requirements();
+  AsvRun run = asv_run_record(in, note);
+  for (const std::string& line : {note, commit_note})
+    if (!line.empty()) std::cerr << program << ": note: " << line << "\n";
+  return run;
+}
+
 void write_asv_results(const Options& o, const std::string& program, const std::vector<BenchmarkInfo>& infos,
                        const std::vector<PointResult>& results) {
-  AsvRun run;
-  run.machine_facts = host_facts();
-  json dev = device_facts(o.device.device);
-  if (dev.is_object())
-    for (const auto& [k, v] : dev.items()) run.machine_facts[k] = v.is_string() ? v.get<std::string>() : json_text(v);
-  run.machine = o.machine;
-  if (run.machine.empty()) run.machine = device_machine_name(o.device.device);
-  if (run.machine.empty()) run.machine = machine_name_from_cpu(run.machine_facts["cpu"]);
-  run.machine = checked_name("--machine", run.machine);
-  auto commit = git_commit(std::filesystem::current_path(), o.commit.empty() ? "HEAD" : o.commit);
-  if (commit) {
-    run.commit_hash = commit->hash;
-    run.commit_date_ms = commit->date_ms;
-  } else if (o.commit.size() == 40) {
-    run.commit_hash = o.commit;  // not in this repository: asv needs the date, use now
-    run.commit_date_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
-  } else {
-    throw UsageError(o.commit.empty() ? "--asv-dir needs a commit: run inside a git repository or give --commit HASH"
-                                      : "--commit " + o.commit + " is not a commit of the repository here; give the full 40-digit hash");
-  }
-  const std::string env = checked_name("--env", o.env.empty() ? env_name(build_requirements()) + timing_env_suffix(o.device.timing) : o.env);
-  run.requirements = build_requirements();
+  AsvRun run = asv_run(o, program);
+  const std::string env = run.env_name;
   // Kernel-clock rows go to their own env (split_by_clock), so the two clocks never mix.
   for (auto& [env_name, points] : split_by_clock(env, results, o.env.empty())) {
-    run.env_name = checked_name("--env", env_name);
+    run.env_name = env_name;  // write_asv checks the name
     // Only benchmarks this run measured: a filtered run must not touch the others' rows.
     std::vector<BenchmarkInfo> measured;
     for (const auto& b : infos)

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "driver/common/database.hpp"
+#include "asv/config.hpp"
 #include "driver/compare/sources.hpp"
 #include "asv/results.hpp"
 #include "temp_dir.hpp"

@@ -98,6 +98,14 @@ def differences(want, got, where=""):
     return [] if want == got else [f"{where}: snapshot {json.dumps(want)[:200]} != now {json.dumps(got)[:200]}"]
 
 
+def report(tool, diff, failed, passed):
+    """Prints the first 50 differences and a last line; the exit code."""
+    for line in diff[:50]:
+        print(f"{tool}: {line}")
+    print(f"{tool}: {len(diff)} difference(s) {failed}" if diff else f"{tool}: {passed}")
+    return 1 if diff else 0
+
+
 def main():
     if len(sys.argv) not in (3, 4) or (len(sys.argv) == 4 and sys.argv[3] != "--update"):
         print(__doc__, file=sys.stderr)
@@ -114,14 +122,8 @@ def main():
         print(f"asv_snapshot: wrote {snapshot}")
         return 0
     want = load(snapshot)
-    diff = differences(want, got)
-    for line in diff[:50]:
-        print("asv_snapshot: " + line)
-    if diff:
-        print(f"asv_snapshot: {len(diff)} difference(s) from {snapshot}; if intended, rerun with --update")
-        return 1
-    print(f"asv_snapshot: {results_dir} matches {snapshot}")
-    return 0
+    return report("asv_snapshot", differences(want, got),
+                  f"from {snapshot}; if intended, rerun with --update", f"{results_dir} matches {snapshot}")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@
 #include "core/bounded_json.hpp"
 #include "driver/common/child.hpp"
 #include "driver/compare/sources.hpp"
-#include "driver/common/database.hpp"
+#include "asv/config.hpp"
 #include "driver/common/manifest.hpp"
 #include "asv/write.hpp"
 

@@ -348,14 +348,17 @@ ProgramInfo list_program(const ProgramRef& ref, const std::vector<std::string>& 
   }
 }
 
-json device_facts(const std::vector<ProgramInfo>& programs, int device) {
+ListedDevice listed_device(const std::vector<ProgramInfo>& programs, int device) {
   for (const auto& p : programs) {
     if (p.list.device.is_null()) continue;
-    if (const json facts = listed_device_facts(p.list, device); !facts.is_null()) return facts;
-    return list_program(p.ref, {"--device", std::to_string(device)}).list.device;
+    if (json facts = listed_device_facts(p.list, device); !facts.is_null()) return {std::move(facts), p.list.machine};
+    const ListAnswer asked = list_program(p.ref, {"--device", std::to_string(device)}).list;
+    return {asked.device, asked.machine};
   }
-  return nullptr;
+  return {nullptr, ""};
 }
+
+json device_facts(const std::vector<ProgramInfo>& programs, int device) { return listed_device(programs, device).facts; }
 
 PointResult skeleton(const ProgramInfo& program, const PlannedPoint& point) {
   PointResult r;

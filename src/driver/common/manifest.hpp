@@ -79,6 +79,12 @@ ProgramInfo list_program(const ProgramRef& ref, const std::vector<std::string>& 
 // device that program is asked again with `--device N`. Null when none has a GPU. Throws
 // InputError when the program cannot describe that device.
 nlohmann::json device_facts(const std::vector<ProgramInfo>& programs, int device);
+// The same with the machine name that program's backend gives that GPU (its listing's `machine`).
+struct ListedDevice {
+  nlohmann::json facts;
+  std::string machine;
+};
+ListedDevice listed_device(const std::vector<ProgramInfo>& programs, int device);
 
 // Parses a --list --json answer (exposed for tests).
 ProgramInfo parse_list(const ProgramRef& ref, const nlohmann::json& j);

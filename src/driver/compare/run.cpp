@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "driver/common/database.hpp"
+#include "asv/config.hpp"
 #include "driver/common/files.hpp"
 #include "driver/compare/sources.hpp"
 

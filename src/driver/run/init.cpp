@@ -5,7 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "driver/common/command.hpp"
-#include "driver/common/database.hpp"
+#include "asv/config.hpp"
 #include "driver/common/files.hpp"
 #include "host/machine.hpp"
 

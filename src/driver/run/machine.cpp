@@ -1,11 +1,15 @@
-// pitot machine: shows the facts asv records about this machine, and records them.
+// pitot machine: shows the facts asv records about this machine, and records them by the one rule
+// for machine.json (asv/machine.hpp: asv's facts already recorded are kept).
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
 
-#include "asv/database.hpp"
+#include "asv/config.hpp"
+#include "asv/machine.hpp"
+#include "asv/results.hpp"
+#include "asv/run_record.hpp"
+#include "core/rethrow.hpp"
 #include "driver/common/command.hpp"
-#include "driver/common/database.hpp"
 #include "driver/common/files.hpp"
 #include "driver/common/manifest.hpp"
 
@@ -23,9 +27,22 @@ struct MachineOptions {
   bool record = false, json = false;
 };
 
+// The facts, as a table or as machine.json's JSON.
+int show(const MachineJson& m, bool as_json) {
+  json facts = json::object();
+  for (const auto& [k, v] : m.facts) facts[k] = v;
+  facts["machine"] = m.machine;
+  facts["version"] = kAsvMachineVersion;
+  if (as_json) std::printf("%s\n", facts.dump(2).c_str());
+  else
+    for (const auto& [k, v] : facts.items())
+      std::printf("%-10s %s\n", k.c_str(), v.is_string() ? v.get<std::string>().c_str() : v.dump().c_str());
+  return kOk;
+}
+
 int machine_command(const MachineOptions& o) {
   // Device facts come from a benchmark program (the driver itself loads no GPU library).
-  json device = nullptr;
+  ListedDevice device{nullptr, ""};
   std::vector<ProgramRef> refs;
   try {
     refs = find_programs(o.inputs, o.build_dir);
@@ -35,33 +52,29 @@ int machine_command(const MachineOptions& o) {
   for (const auto& r : refs) {
     ProgramInfo info = list_program(r, {});
     if (info.list.device.is_null()) continue;
-    device = device_facts({info}, o.device);
+    device = listed_device({info}, o.device);
     break;
   }
-  AsvRun run;
-  fill_machine(run, o.machine, device);
-  json facts = json::object();
-  for (const auto& [k, v] : run.machine_facts) facts[k] = v;
-  facts["machine"] = run.machine;
-  facts["version"] = kAsvMachineVersion;
+  // The machine pitot run would file rows under (asv/run_record.hpp).
+  std::string note;
+  const MachineInputs in{o.machine, read_asv_machine_file(note), asv_host_name(), host_facts(), device.facts, device.machine};
+  MachineRecord m = rethrow_as<AsvError, InputError>([&] { return asv_machine_record(in, note); });
+  if (!note.empty()) std::fprintf(stderr, "pitot machine: note: %s\n", note.c_str());
+  MachineJson shown{m.name, m.facts};
+  if (!o.record) return show(shown, o.json);
 
-  if (o.json) std::printf("%s\n", facts.dump(2).c_str());
-  else
-    for (const auto& [k, v] : facts.items()) std::printf("%-10s %s\n", k.c_str(), v.is_string() ? v.get<std::string>().c_str() : v.dump().c_str());
-
-  if (!o.record) return kOk;
-  fs::path dir = asv_results_dir(o.asv_dir, find_asv_config(o.config));
-  fs::path path = dir / run.machine / "machine.json";
+  const fs::path dir = asv_results_dir(o.asv_dir, find_asv_config(o.config));
+  const fs::path path = dir / m.name / "machine.json";
   FolderLock lock(dir);
-  json doc = json::object();
-  try {
-    doc = load_asv_file_if_any(path, AsvFile::Machine).value_or(json::object());
-  } catch (const AsvError& e) {
-    throw InputError(std::string(e.what()) + "; left as it is");
-  }
-  for (const auto& [k, v] : facts.items()) doc[k] = v;
-  replace_file(path, asv_file_text(doc));
+  MachineJson recorded = rethrow_as<AsvError, InputError>([&] { return load_machine_json(path); });
+  std::vector<std::string> kept;
+  update_machine_json(recorded, m.name, m.facts, &kept);  // the one rule (asv/machine.hpp)
+  replace_file(path, machine_json_text(recorded));
+  show(recorded, o.json);
   std::fprintf(stderr, "recorded %s\n", path.string().c_str());
+  for (const auto& key : kept)
+    std::fprintf(stderr, "pitot machine: kept %s as recorded (%s), as earlier results carry it\n", key.c_str(),
+                 recorded.facts[key].c_str());
   return kOk;
 }
 

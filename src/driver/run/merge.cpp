@@ -10,7 +10,6 @@
 #include "asv/database.hpp"
 #include "asv/results.hpp"
 #include "driver/common/command.hpp"
-#include "driver/common/database.hpp"
 #include "driver/common/files.hpp"
 #include "driver/common/manifest.hpp"
 

@@ -16,7 +16,7 @@
 
 #include "core/settings.hpp"
 #include "driver/common/command.hpp"
-#include "driver/common/database.hpp"
+#include "asv/config.hpp"
 #include "driver/common/manifest.hpp"
 #include "driver/common/progress.hpp"
 #include "driver/run/estimate.hpp"

@@ -8,7 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "asv/run_record.hpp"
 #include "core/knobs.hpp"
+#include "core/rethrow.hpp"
 #include "core/point_filter.hpp"
 #include "driver/common/child.hpp"
 #include "driver/common/command.hpp"
@@ -177,32 +179,31 @@ Database prepare_database(const RunOptions& o, const std::vector<ProgramInfo>& p
   std::optional<AsvConfig> config = find_asv_config(o.config);
   std::set<std::string> notes;  // said once, not once per program
   db.dir = asv_results_dir(o.asv_dir, config);
-  const CommitInfo commit = resolve_commit(o.commit, config ? config->repo : fs::path("."));
+  std::string machine_note, commit_note;
+  const json machine_file = read_asv_machine_file(machine_note);
+  const CommitInfo commit = rethrow_as<AsvError, InputError>(
+      [&] { return asv_commit(o.commit, config ? config->repo : fs::path("."), commit_note); });
+  const AsvFacts host = host_facts();
   for (const auto& d : devices) {
-    AsvRun machine_run;
-    machine_run.commit_hash = commit.hash;
-    machine_run.commit_date_ms = commit.date_ms;
-    fill_machine(machine_run, o.machine, device_facts(programs, d.value_or(0)));
+    const ListedDevice device = listed_device(programs, d.value_or(0));
     for (std::size_t i = 0; i < programs.size(); ++i) {
-      AsvRun run = machine_run;
-      run.requirements = program_requirements(programs[i]);
+      // The run record is built as a program alone builds its own (asv/run_record.hpp).
+      RunRecordInputs in{{o.machine, machine_file, asv_host_name(), host, device.facts, device.machine}, commit, "", {}};
+      in.requirements = program_requirements(programs[i]);
       if (config)
-        if (const std::string why = take_asv_env_params(run.requirements, config->environments); !why.empty())
+        if (const std::string why = take_asv_env_params(in.requirements, config->environments); !why.empty())
           notes.insert(why);
-      run.env_name = program_env(o, programs[i]);
+      in.env = program_env(o, programs[i]);
       if (d) {
         // Each GPU keeps its own results file and its own line in asv's graphs.
-        run.env_name += fmt::format("-dev{}", *d);
-        run.requirements["device"] = std::to_string(*d);
+        in.env += fmt::format("-dev{}", *d);
+        in.requirements["device"] = std::to_string(*d);
       }
-      try {
-        checked_name("--env", run.env_name);
-      } catch (const std::invalid_argument& e) {
-        throw InputError(e.what());
-      }
-      db.runs[{i, d.value_or(-1)}] = run;
+      db.runs[{i, d.value_or(-1)}] = rethrow_as<AsvError, InputError>([&] { return asv_run_record(in, machine_note); });
     }
   }
+  for (const std::string& note : {machine_note, commit_note})
+    if (!note.empty()) notes.insert(note);
   for (const auto& note : notes) std::fprintf(stderr, "pitot run: note: %s\n", note.c_str());
   return db;
 }

@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/settings.hpp"
-#include "driver/common/database.hpp"
+#include "asv/config.hpp"
 #include "driver/common/interrupt.hpp"
 #include "driver/common/manifest.hpp"
 #include "driver/common/progress.hpp"
