@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <pitot/problem.hpp>
 #include <pitot/state.hpp>
 
 #include "core/settings.hpp"
@@ -45,6 +46,9 @@ struct DeviceBackend {
   // Time a device workload for the state's point with the run's options (calls state.run with its
   // sampler).
   std::function<void(State&, const DeviceOptions&, std::function<void(Launch&)>)> exec;
+  // Time a submission against a problem the harness owns (include/pitot/problem.hpp); empty where
+  // the backend has no problems yet.
+  std::function<void(State&, const DeviceOptions&, const Problem&, const DeviceSubmission&)> exec_problem;
   // Called in each point's thread before the benchmark runs: selects `device` (--device).
   std::function<void(int device)> bind_thread;
   // Facts of `device` for JSON and asv ({"gpu": "NVIDIA H200", "arch": "sm_90", ...}); null when
@@ -66,6 +70,11 @@ struct DeviceBackend {
   // How the backend is named to a user ("CUDA", "HIP").
   std::string display_name;
 };
+
+namespace detail {
+// The run's device options of the state's point (src/core/state.cpp).
+const DeviceOptions& device_options(State& state);
+}  // namespace detail
 
 // Returns true so a header can register through an inline variable.
 bool set_device_backend(DeviceBackend backend);

@@ -80,6 +80,8 @@ struct StateAccess {
   static PointRun& point_run(State& state) { return state.run_; }
 };
 
+const DeviceOptions& device_options(State& state) { return StateAccess::point_run(state).device; }
+
 void set_backend_info(State& state, std::string key, std::string json_value) {
   StateAccess::point_run(state).result.backend_info[std::move(key)] = nlohmann::json::parse(json_value);
 }
