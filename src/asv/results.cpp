@@ -47,13 +47,6 @@ std::vector<std::vector<std::string>> asv_param_tuples(const AsvParams& params) 
   return tuples;
 }
 
-std::string asv_point_name(const std::string& row, const std::vector<std::string>& reprs) {
-  if (reprs.empty()) return row;
-  std::string name = row + "(";
-  for (std::size_t a = 0; a < reprs.size(); ++a) name += (a ? ", " : "") + reprs[a];
-  return name + ")";
-}
-
 AsvColumns asv_row_columns(const json& row, const std::vector<std::string>& columns) {
   AsvColumns out;
   if (!row.is_array()) return out;

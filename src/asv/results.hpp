@@ -15,6 +15,7 @@
 
 #include "asv/error.hpp"
 #include "asv/json.hpp"
+#include "asv/keys.hpp"
 
 namespace pitot {
 
@@ -35,8 +36,6 @@ inline constexpr const char* kAsvProcessMediansKey = "pitot_process_medians";
 using AsvParams = std::vector<std::vector<std::string>>;
 // All parameter tuples in asv's order (itertools.product: last axis fastest).
 std::vector<std::vector<std::string>> asv_param_tuples(const AsvParams& params);
-// asv's unrolled name of one point: `row(4096, 'bf16')`, or the row name without parameters.
-std::string asv_point_name(const std::string& row, const std::vector<std::string>& reprs);
 
 // A row as column name -> value, whatever the file's column order; trailing columns a row
 // leaves out are absent.

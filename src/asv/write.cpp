@@ -26,12 +26,6 @@ using nlohmann::json;
 using namespace asv_write;
 namespace fs = std::filesystem;
 
-std::string asv_time_name(const BenchmarkInfo& b) { return b.full_name(); }
-
-std::string asv_track_name(const BenchmarkInfo& b, const std::string& track) {
-  return b.full_name() + "." + track;
-}
-
 namespace {
 
 // ---------------------------------------------------------------------------------------------
@@ -144,12 +138,11 @@ std::map<std::string, std::string> track_units(const std::string& name, const st
   std::map<std::string, std::string> tracks;
   for (const auto* p : run_points)
     for (const auto& t : p->tracks) tracks[t.name] = t.unit;
-  const std::string prefix = name + ".";
   for (auto it = old_results.begin(); it != old_results.end(); ++it) {
     const std::string& key = it.key();
-    if (key.size() > prefix.size() && key.compare(0, prefix.size(), prefix) == 0 &&
-        key.find('.', prefix.size()) == std::string::npos && !tracks.count(key.substr(prefix.size()))) {
-      std::string track = key.substr(prefix.size());
+    const std::optional<AsvTrackKey> split = split_track_key(key);
+    if (split && split->row == name && !tracks.count(split->track)) {
+      const std::string& track = split->track;
       std::string unit = default_track_unit(track);
       if (bench_doc.contains(key) && bench_doc[key].is_object() && bench_doc[key].contains("unit") &&
           bench_doc[key]["unit"].is_string())

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "asv/keys.hpp"
 #include "asv/results.hpp"
 
 namespace pitot {
@@ -40,9 +41,5 @@ inline constexpr std::size_t kAsvMaxSamples = 101;
 // the distribution (min, quartiles, median and max exactly), which is what rank tests and the
 // quantile plots need, at a bounded size.
 std::vector<double> asv_samples_column(const std::vector<double>& samples);
-
-// asv's names for a benchmark's rows: the time row and one track row per throughput.
-std::string asv_time_name(const BenchmarkInfo& b);
-std::string asv_track_name(const BenchmarkInfo& b, const std::string& track);
 
 }  // namespace pitot

@@ -8,6 +8,7 @@ PITOT_ASV_PYTHON (the interpreter that runs asv-check).
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,16 @@ def tracks(point):
 def load(path):
     with open(path) as f:
         return json.load(f)
+
+
+def track_table():
+    """The one table of tracks, name -> unit, as src/core/tracks.hpp and tracks.cpp spell it."""
+    core = os.path.join(HERE, "..", "..", "src", "core")
+    with open(os.path.join(core, "tracks.hpp")) as f:
+        names = dict(re.findall(r'inline constexpr std::string_view (k\w+) = "([^"]+)";', f.read()))
+    with open(os.path.join(core, "tracks.cpp")) as f:
+        units = re.findall(r'TrackKind\{track::(k\w+), "([^"]*)"', f.read())
+    return {names[k]: unit for k, unit in units}
 
 
 def run(args, cwd=None, env=None, check_rc=None):
@@ -104,6 +115,19 @@ class Program(unittest.TestCase):
         self.assertIn("gbytes_per_second", tracks(sums))
         self.assertIn("tflops", tracks(sums))
         self.assertNotIn("tflops", tracks(points["Lists.time_max[n=1000,container='list']"]))
+
+    def test_tracks_are_the_table_of_core(self):
+        """The package's tracks are the engine's, with the names and units of src/core/tracks.hpp."""
+        table = track_table()
+        self.assertIn("items_per_second", table)
+        self.assertEqual(table["gbytes_per_second"], "GB/s")
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out.json")
+            run([sys.executable, STYLES, *FAST, "--filter", "sort_floats|scaled_sum|Lists", "--json", out], check_rc=0)
+            seen = {(t["name"], t["unit"]) for p in load(out)["points"] for t in p.get("tracks", [])}
+        self.assertEqual({n for n, _ in seen}, {"items_per_second", "tflops", "gbytes_per_second"})
+        for name, unit in seen:
+            self.assertEqual(table.get(name), unit, f"track {name} ({unit}) is not in core's table as such")
 
     def test_filter_axis_and_exit_codes(self):
         p = run([sys.executable, STYLES, *FAST, "--filter", "^sort_floats", "--axis", "sort_floats:n=50", "--json", "-"],

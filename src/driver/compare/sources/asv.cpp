@@ -102,10 +102,9 @@ ResultSet asv_results_from_json(const json& results, const json* benchmarks, con
     // is never folded into another.
     for (auto& p : set.points) {
       const std::string& row = p.benchmark;
-      auto dot = row.rfind('.');
-      if (dot == std::string::npos || !p.samples.empty()) continue;
-      const std::string parent = row.substr(0, dot);
-      if (!row_names.contains(parent) || unit_of(parent) != "seconds") continue;
+      const std::optional<AsvTrackKey> split = split_track_key(row);
+      if (!split || !p.samples.empty()) continue;
+      if (!row_names.contains(split->row) || unit_of(split->row) != "seconds") continue;
       const std::string type = type_of(row);
       if (p.unit != "seconds" || type == "track" || (type.empty() && known_track_unit(row))) p.derived = true;
     }
@@ -114,13 +113,12 @@ ResultSet asv_results_from_json(const json& results, const json* benchmarks, con
     std::map<std::string, PointData*> by_key;
     for (auto& p : set.points) by_key[p.key] = &p;
     for (auto& p : set.points) {
-      const auto dot = p.benchmark.rfind('.');
-      const std::string track = dot == std::string::npos ? "" : p.benchmark.substr(dot + 1);
-      if (!is_state_track(track)) continue;
+      const std::optional<AsvTrackKey> split = split_track_key(p.benchmark);
+      if (!split || !is_state_track(split->track)) continue;
       std::vector<std::string> reprs;
       for (const auto& [name, repr] : p.params) reprs.push_back(repr);
-      auto parent = by_key.find(asv_point_name(p.benchmark.substr(0, dot), reprs));
-      if (parent != by_key.end() && p.state == PointState::Ok) set_state(parent->second->card, track, p.value);
+      auto parent = by_key.find(asv_point_name(split->row, reprs));
+      if (parent != by_key.end() && p.state == PointState::Ok) set_state(parent->second->card, split->track, p.value);
       p.key.clear();  // marks it for removal below
     }
     std::erase_if(set.points, [](const PointData& p) { return p.key.empty(); });

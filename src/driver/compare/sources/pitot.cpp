@@ -93,7 +93,7 @@ json completed_point(json p, const json* program) {
   if (!p.contains("program")) p["program"] = program ? program->value("program", "") : "";
   if (!p.contains("benchmark") && p.contains("name") && p["name"].is_string()) {
     const std::string name = p["name"].get<std::string>();
-    p["benchmark"] = name.substr(0, name.find('['));
+    p["benchmark"] = split_point_name(name).benchmark;
   }
   for (const char* key : {"index", "values"})
     if (!p.contains(key)) p[key] = json::array();
@@ -130,8 +130,7 @@ struct KeyParts {
 };
 
 KeyParts key_parts(const PointResult& p, const BenchmarkInfo* b) {
-  const std::string internal = p.program.empty() ? p.benchmark : p.program + "." + p.benchmark;
-  const std::string benchmark = b && !b->asv_key.empty() ? b->asv_key : internal;
+  const std::string benchmark = asv_row_name(p.program, p.benchmark, b ? b->asv_key : "");
   std::vector<std::string> names, reprs;
   for (std::size_t a = 0; a < p.values.size(); ++a) {
     if (b && a < b->axes.size()) names.push_back(b->axes[a].name);
@@ -141,15 +140,15 @@ KeyParts key_parts(const PointResult& p, const BenchmarkInfo* b) {
   if (p.values.empty()) {
     // No values (a hand-written or old line): the point's name says them; numbers stay as
     // written, anything else is a string.
-    std::vector<std::string> written;
-    names = names_from_point_name(p.name, &written);
-    for (const auto& w : written) {
+    const PointNameParts written = split_point_name(p.name);
+    names = written.axes;
+    for (const auto& w : written.values) {
       char* end = nullptr;
       std::strtod(w.c_str(), &end);
       reprs.push_back(!w.empty() && end == w.c_str() + w.size() ? w : python_repr_of(json(w)));
     }
   }
-  if (names.size() != reprs.size()) names = names_from_point_name(p.name);
+  if (names.size() != reprs.size()) names = split_point_name(p.name).axes;
   return {benchmark, names, reprs};
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "asv/json.hpp"
+#include "asv/keys.hpp"
 #include "asv/results.hpp"
 #include "core/text.hpp"
 #include "core/tracks.hpp"
@@ -24,26 +25,6 @@ void check_unique_keys(const ResultSet& set) {
   for (const auto& p : set.points)
     if (!seen.insert(p.key).second)
       throw InputError(fmt::format("{}: point {} appears twice; compare one run against one run", set.label, p.display));
-}
-
-std::vector<std::string> names_from_point_name(const std::string& name, std::vector<std::string>* values) {
-  std::vector<std::string> out;
-  auto open = name.find('[');
-  if (open == std::string::npos || name.back() != ']') return out;
-  const std::string inside = name.substr(open + 1, name.size() - open - 2);
-  std::size_t pos = 0;
-  while (pos < inside.size()) {
-    auto eq = inside.find('=', pos);
-    if (eq == std::string::npos) break;
-    std::string n = inside.substr(pos, eq - pos);
-    while (!n.empty() && n.front() == ' ') n.erase(n.begin());
-    out.push_back(n);
-    auto comma = inside.find(',', eq);
-    if (values) values->push_back(inside.substr(eq + 1, comma == std::string::npos ? std::string::npos : comma - eq - 1));
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return out;
 }
 
 void set_key(PointData& p, const std::string& benchmark, std::vector<std::string> names,
@@ -69,10 +50,9 @@ constexpr std::string_view kCardPower = track::kCardPowerWatts;
 }  // namespace
 
 std::optional<std::string> known_track_unit(const std::string& row) {
-  for (const TrackKind& kind : track_kinds())
-    if (row.size() > kind.name.size() && row.ends_with(kind.name) && row[row.size() - kind.name.size() - 1] == '.')
-      return std::string(kind.unit);
-  return std::nullopt;
+  const std::optional<AsvTrackKey> split = split_track_key(row);
+  const TrackKind* kind = split ? track_kind(split->track) : nullptr;
+  return kind ? std::optional<std::string>(kind->unit) : std::nullopt;
 }
 
 // Sets one reading of the card's state from a track; false when `track` is not a state track.

@@ -13,9 +13,6 @@ namespace pitot::driver::compare::rows {
 std::string join(const std::vector<std::string>& parts, const std::string& sep);
 // Throws InputError when two points of the set share a key.
 void check_unique_keys(const ResultSet& set);
-// Parameter names from a pitot point name, "saxpy[a=0.5, n=10]" -> {a, n} (protocol lines carry
-// no axis list).
-std::vector<std::string> names_from_point_name(const std::string& name, std::vector<std::string>* values = nullptr);
 // The point's key, benchmark, params and display name from its benchmark and values' reprs.
 void set_key(PointData& p, const std::string& benchmark, std::vector<std::string> names,
              const std::vector<std::string>& reprs);
