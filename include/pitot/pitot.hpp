@@ -3,7 +3,6 @@
 
 #include <pitot/axis.hpp>
 #include <pitot/benchmark.hpp>
-#include <pitot/problem.hpp>
 #include <pitot/state.hpp>
 
 #if defined(__HIP__) && __has_include(<pitot/hip.hpp>)

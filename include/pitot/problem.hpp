@@ -22,7 +22,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -72,7 +71,24 @@ class Buffer {
   DType dtype_;
   std::int64_t count_;
 };
-using Buffers = std::span<const Buffer>;
+// The buffers of one side of a call (the inputs or the outputs), in the problem's order.
+class Buffers {
+ public:
+  Buffers() = default;
+  Buffers(const Buffer* data, std::size_t size) : data_(data), size_(size) {}
+  Buffers(const std::vector<Buffer>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT: implicit on purpose
+  const Buffer& operator[](std::size_t i) const {
+    if (i >= size_) throw std::out_of_range("pitot::Buffers: buffer " + std::to_string(i) + " of " + std::to_string(size_));
+    return data_[i];
+  }
+  std::size_t size() const { return size_; }
+  const Buffer* begin() const { return data_; }
+  const Buffer* end() const { return data_ + size_; }
+
+ private:
+  const Buffer* data_ = nullptr;
+  std::size_t size_ = 0;
+};
 
 // The point's axis values, as the problem's functions see them (State's getters, read only).
 class Shape {

@@ -17,6 +17,7 @@
 #include "gpu/sampler.hpp"
 #include "cuda/error.hpp"
 #include "cuda/facts.hpp"
+#include "cuda/problem.hpp"
 #include "cuda/sampler.hpp"
 
 namespace pitot::cuda {
@@ -98,6 +99,7 @@ DeviceBackend make_backend() {
   DeviceBackend b;
   b.name = "cuda";
   b.exec = exec;
+  b.exec_problem = exec_problem;
   b.bind_thread = [](int device) {
     // Errors wait for exec: a CPU benchmark in a CUDA program must still run without a GPU.
     if (cudaSetDevice(device) != cudaSuccess) (void)cudaGetLastError();

@@ -108,6 +108,10 @@ void untrusted_begin(State& state, DeviceKit& kit) {
 }  // namespace
 
 void exec(State& state, const DeviceOptions& options, std::function<void(Launch&)> work) {
+  exec_with_hooks(state, options, std::move(work), nullptr);
+}
+
+void exec_with_hooks(State& state, const DeviceOptions& options, std::function<void(Launch&)> work, CallHooks* hooks) {
   PointContext context(state.point_name());
   const int rotations = pending_rotations;
   pending_rotations = 1;
@@ -145,6 +149,7 @@ void exec(State& state, const DeviceOptions& options, std::function<void(Launch&
   DeviceSampler sampler(kit, mode, clock, options.clock == Clock::Kernel, work, rotations, options.graph_launches,
                         options.throttle_ratio);
   sampler.set_untrusted(options.untrusted);
+  sampler.set_call_hooks(hooks);
   if (card_log) sampler.watch_card(&*card_log);
   if (options.energy_seconds > 0) sampler.measure_energy_at_finish(kit.card.get(), options.energy_seconds);
   detail::run_schedule(state, sampler);

@@ -18,6 +18,9 @@ struct DeviceKit;  // src/gpu/device_ops.hpp
 
 // Times `work` on options.device with the run's options, as the point's samples.
 void exec(State& state, const DeviceOptions& options, std::function<void(Launch&)> work);
+struct CallHooks;  // src/gpu/sampler.hpp
+// The same with the harness's work around each cold launch (a problem's checks).
+void exec_with_hooks(State& state, const DeviceOptions& options, std::function<void(Launch&)> work, CallHooks* hooks);
 
 // Hooks (src/<backend>/backend.cpp).
 // Makes `device` current; throws pitot::UsageError when there is no such device.

@@ -323,11 +323,13 @@ DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
       case Mode::Cold:
         if (warm_) flushes_ += count_;
         for (std::int64_t k = 0; k < count_; ++k) {
+          if (hooks_) hooks_->before_call(stream_, k);
           ops::launch_flush(kit_, stream_);
           PITOT_GPU_TRY(gpuEventRecord(starts_[k], stream_));
           launch_work(kclock ? first + static_cast<std::uint64_t>(k) : 0);
           end_span();
           PITOT_GPU_TRY(gpuEventRecord(stops_[k], stream_));
+          if (hooks_) hooks_->after_call(stream_, k);
         }
         break;
       case Mode::Hot:
@@ -347,6 +349,7 @@ DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
   }
   PITOT_GPU_TRY(gpuStreamSynchronize(stream_));
   if (untrusted_) PITOT_GPU_TRY(gpuDeviceSynchronize());  // work on non-blocking streams ends inside the batch
+  if (hooks_ && mode_ == Mode::Cold) hooks_->after_batch(stream_, count_);
   if (blocker && signals->timed_out) {
     // The author's launch waited for the blocker: a profiler that serializes the kernels it
     // profiles (ncu -k / --nvtx-include, rocprof) or work that synchronizes with the host. Go on

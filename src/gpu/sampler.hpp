@@ -63,6 +63,17 @@ struct ReleaseOnExit {
   }
 };
 
+// Work of the harness around each cold launch (a problem's checks, src/cuda/problem.cpp), kept out
+// of the timed spans: before_call is queued before the flush and the start event of the batch's
+// launch k, after_call after its stop event; after_batch runs once the batch's work has finished
+// and may throw a refusal.
+struct CallHooks {
+  virtual ~CallHooks() = default;
+  virtual void before_call(gpuStream_t stream, std::int64_t k) = 0;
+  virtual void after_call(gpuStream_t stream, std::int64_t k) = 0;
+  virtual void after_batch(gpuStream_t stream, std::int64_t launches) = 0;
+};
+
 class DeviceSampler final : public detail::Sampler {
  public:
   DeviceSampler(DeviceKit& kit, Mode mode, Clock clock, bool clock_forced, std::function<void(Launch&)>& work, int rotations,
@@ -111,6 +122,7 @@ class DeviceSampler final : public detail::Sampler {
   // each batch ends with the whole device synchronized and the benchmark's persisting-L2 limit
   // refused, and the kernel clock neither declines nor lets a call without device work through.
   void set_untrusted(bool on) { untrusted_ = on; }
+  void set_call_hooks(CallHooks* hooks) { hooks_ = hooks; }  // cold mode only
   void measure_energy_at_finish(card::Card* card, double window_seconds) {
     energy_card_ = card;
     energy_window_ = window_seconds;
@@ -165,6 +177,7 @@ class DeviceSampler final : public detail::Sampler {
   double energy_window_ = 0;
   std::optional<Energy> energy_;
   bool untrusted_ = false;
+  CallHooks* hooks_ = nullptr;
   void end_span() {  // before each stop event
     if (untrusted_) ops::wait_for_device(kit_, stream_);
   }

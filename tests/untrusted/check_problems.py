@@ -5,8 +5,8 @@ attack is refused with its reason (EXPECTED: the start of the reason and words i
 honest control is accepted with every call it made checked. Then one attack without --untrusted:
 still refused, its reason starting "problem: ".
 
-usage: check_problems.py PITOT PROGRAM EXPECTED [--gpu]
-With --gpu, exit 77 (skipped) without an NVIDIA GPU."""
+usage: check_problems.py PITOT PROGRAM EXPECTED [--gpu] [PITOT RUN OPTIONS...]
+With --gpu, exit 77 (skipped) without an NVIDIA GPU; other options go to pitot run (--sandbox off)."""
 import json
 import os
 import shutil
@@ -45,6 +45,7 @@ def check_point(name, want, p):
 
 def main():
     pitot, program, expected_path = (os.path.abspath(a) for a in sys.argv[1:4])
+    extra = [a for a in sys.argv[4:] if a != "--gpu"]
     if "--gpu" in sys.argv[4:] and no_gpu():
         print("skipped: no NVIDIA GPU on this machine (nvidia-smi -L fails)")
         return 77
@@ -54,7 +55,7 @@ def main():
         out = os.path.join(scratch, "run.json")
         env = dict(os.environ, XDG_CACHE_HOME=scratch)  # the cost book stays here
         r = subprocess.run([pitot, "run", program, "--untrusted", "--no-asv", "--json", out, "--progress", "plain",
-                            "--max-time", "0.3"], capture_output=True, text=True, timeout=240, env=env, cwd=scratch)
+                            "--max-time", "0.3"] + extra, capture_output=True, text=True, timeout=240, env=env, cwd=scratch)
         if r.returncode != 1 or not os.path.exists(out):
             print(r.stdout, r.stderr)
             bad.append(f"pitot run exited {r.returncode}, expected 1 (some points refused)")
