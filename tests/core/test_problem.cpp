@@ -1,0 +1,223 @@
+// A problem's harness on the host (src/core/problem.*): the fingerprint, the masked expected
+// outputs, the element match, the input sets and their order, and the refusals of bad problems.
+// The attacks themselves run as submissions in tests/untrusted/check_problems.py.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <set>
+
+#include <pitot/pitot.hpp>
+#include <pitot/problem.hpp>
+
+#include "core/engine.hpp"
+#include "core/problem.hpp"
+#include "core/problem_check.hpp"
+
+namespace {
+
+using namespace pitot;
+using problem::PointData;
+
+// c = a + b over n floats; draws and whether the inputs combine as given.
+Problem add_problem(int draws, bool independent) {
+  Problem p;
+  p.name = "add";
+  p.inputs = [](const Shape&) {
+    return std::vector<BufferSpec>{{"a", DType::F32, 64}, {"b", DType::F32, 64}};
+  };
+  p.outputs = [](const Shape&) { return std::vector<BufferSpec>{{"c", DType::F32, 64}}; };
+  p.generate = [](const Shape&, std::uint64_t seed, Buffers in) {
+    for (const auto& b : in)
+      for (std::int64_t i = 0; i < b.count(); ++i)
+        b.as<float>()[i] = static_cast<float>(problem::mix64(seed + static_cast<std::uint64_t>(i) * 7 + b.count()) % 1000);
+  };
+  p.reference = [](const Shape&, Buffers in, Buffers out) {
+    for (std::int64_t i = 0; i < out[0].count(); ++i)
+      out[0].as<float>()[i] = in[0].as<const float>()[i] + in[1].as<const float>()[i];
+  };
+  p.tolerance = Tolerance::close(0, 1e-6);
+  p.draws = draws;
+  p.inputs_independent = independent;
+  return p;
+}
+
+// Runs `body` as the only point of a benchmark (a Shape needs a point); returns its result.
+PointResult with_point(std::function<void(State&)> body) {
+  std::deque<BenchmarkDef> defs(1);
+  defs[0].name = "b";
+  defs[0].fn = [&](State& s) {
+    body(s);
+    s.exec([] {});
+  };
+  RunConfig c;
+  c.warmup_seconds = 0;
+  c.min_samples = 1;
+  c.max_seconds = 0.01;
+  PointResult out;
+  run_points("test", plan_points(defs), c, [&](const PointResult& r) { out = r; });
+  EXPECT_EQ(out.status, PointStatus::Ok) << out.reason;  // the body ran to its end
+  return out;
+}
+
+std::vector<float> plain_expected(const PointData& d, int set) {
+  const auto* a = static_cast<const float*>(d.input(set, 0).data());
+  const auto* b = static_cast<const float*>(d.input(set, 1).data());
+  std::vector<float> v(64);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = a[i] + b[i];
+  return v;
+}
+
+}  // namespace
+
+TEST(Problem, FingerprintSeesEveryByteAndPosition) {
+  std::vector<unsigned char> a(37);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<unsigned char>(i * 13);
+  const std::uint64_t h = problem::fingerprint(a.data(), a.size(), 42);
+  EXPECT_EQ(h, problem::fingerprint(a.data(), a.size(), 42));
+  EXPECT_NE(h, problem::fingerprint(a.data(), a.size(), 43));      // keyed
+  EXPECT_NE(h, problem::fingerprint(a.data(), a.size() - 1, 42));  // the length counts
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    auto b = a;
+    b[i] ^= 1;  // one bit anywhere, the tail's partial word included
+    EXPECT_NE(h, problem::fingerprint(b.data(), b.size(), 42)) << "byte " << i;
+  }
+  auto swapped = a;
+  std::swap_ranges(swapped.begin(), swapped.begin() + 4, swapped.begin() + 4);  // two words change places
+  EXPECT_NE(h, problem::fingerprint(swapped.data(), swapped.size(), 42));
+}
+
+TEST(Problem, ElementMatch) {
+  auto f32 = [](float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return std::uint64_t{u};
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(problem::matches(DType::F32, f32(1.0f), f32(1.0f), 0, 0, true));
+  EXPECT_FALSE(problem::matches(DType::F32, f32(1.0f + 1e-7f), f32(1.0f), 0, 0, true));
+  EXPECT_TRUE(problem::matches(DType::F32, f32(1.0f + 1e-7f), f32(1.0f), 0, 1e-6, false));
+  EXPECT_FALSE(problem::matches(DType::F32, f32(1.01f), f32(1.0f), 1e-3, 1e-3, false));
+  EXPECT_TRUE(problem::matches(DType::F32, f32(nan), f32(nan), 1, 1, false));
+  EXPECT_FALSE(problem::matches(DType::F32, f32(nan), f32(1.0f), 1, 1, false));
+  EXPECT_FALSE(problem::matches(DType::F32, f32(1.0f), f32(nan), 1, 1, false));
+  EXPECT_TRUE(problem::matches(DType::F32, f32(inf), f32(inf), 1, 1, false));
+  EXPECT_FALSE(problem::matches(DType::F32, f32(-inf), f32(inf), 1, 1, false));
+  EXPECT_FALSE(problem::matches(DType::F32, f32(1e30f), f32(inf), 1, 1, false));
+  EXPECT_FALSE(problem::matches(DType::I32, 5, 6, 10, 10, false));  // integers: exact whatever the tolerance
+  EXPECT_TRUE(problem::matches(DType::BF16, 0x3F80, 0x3F81, 0, 0.01, false));  // 1.0 and 1.0078125
+  EXPECT_FALSE(problem::matches(DType::BF16, 0x3F80, 0x4000, 0, 0.01, false));
+  EXPECT_DOUBLE_EQ(problem::as_double(DType::BF16, 0xC040), -3.0);
+}
+
+TEST(Problem, CombinedSetsShareEachInputWithDifferentOthers) {
+  with_point([](State& s) {
+    PointData d(add_problem(3, true), Shape(s), 1234);
+    ASSERT_EQ(d.sets(), 9);
+    for (int j = 0; j < 2; ++j) {
+      std::map<int, std::set<int>> others;  // draw of input j -> draws of the other input beside it
+      for (int set = 0; set < d.sets(); ++set) others[d.draw_of(set, j)].insert(d.draw_of(set, 1 - j));
+      for (const auto& [draw, with] : others) EXPECT_EQ(with.size(), 3u) << "input " << j << ", draw " << draw;
+    }
+    PointData apart(add_problem(4, false), Shape(s), 1234);
+    EXPECT_EQ(apart.sets(), 4);
+    for (int set = 0; set < 4; ++set) EXPECT_EQ(apart.draw_of(set, 1), set);
+  });
+}
+
+TEST(Problem, ExpectedOutputsMaskedAndChecked) {
+  with_point([](State& s) {
+    PointData d(add_problem(3, true), Shape(s), 99);
+    const BufferSpec& spec = d.outputs()[0];
+    for (int set = 0; set < d.sets(); ++set) {
+      const std::vector<float> want = plain_expected(d, set);
+      EXPECT_FALSE(problem::first_mismatch(want.data(), d.expected(set, 0).data(), spec, d.tolerance(), d.mask_key()));
+      // Not stored as the answer: a scan of memory for it finds nothing.
+      EXPECT_NE(std::memcmp(want.data(), d.expected(set, 0).data(), spec.bytes()), 0);
+      auto wrong = want;
+      wrong[17] += 1;
+      const auto m = problem::first_mismatch(wrong.data(), d.expected(set, 0).data(), spec, d.tolerance(), d.mask_key());
+      ASSERT_TRUE(m);
+      EXPECT_EQ(m->index, 17);
+      EXPECT_EQ(m->want, want[17]);
+      // Another set's answer is recognised as one.
+      const int other = problem::other_set_matching(d, (set + 1) % d.sets(), 0, want.data());
+      EXPECT_GE(other, 0);
+    }
+  });
+}
+
+TEST(Problem, SeedsDecideTheInputsAndTheOrder) {
+  with_point([](State& s) {
+    PointData a(add_problem(3, true), Shape(s), 7), b(add_problem(3, true), Shape(s), 7), c(add_problem(3, true), Shape(s), 8);
+    EXPECT_EQ(std::memcmp(a.draw_input(0, 0).data(), b.draw_input(0, 0).data(), a.draw_input(0, 0).bytes()), 0);
+    EXPECT_NE(std::memcmp(a.draw_input(0, 0).data(), c.draw_input(0, 0).data(), a.draw_input(0, 0).bytes()), 0);
+    std::vector<int> count(9);
+    int repeats = 0, previous = -1, differ = 0;
+    for (int i = 0; i < 9000; ++i) {
+      const int set = a.next_set();
+      ++count[static_cast<std::size_t>(set)];
+      repeats += set == previous;
+      previous = set;
+      differ += set != c.next_set();
+    }
+    for (int n : count) EXPECT_NEAR(n, 1000, 150);  // every set, about evenly
+    EXPECT_GT(repeats, 500);                          // not a cycle: the same set twice in a row too
+    EXPECT_GT(differ, 7000);                          // another seed, another order
+  });
+}
+
+TEST(Problem, PoisonAndBadDefinitions) {
+  std::vector<float> out(64);
+  std::memset(out.data(), 0xA5, out.size() * 4);
+  const BufferSpec spec{"c", DType::F32, 64};
+  EXPECT_TRUE(problem::all_poisoned(out.data(), spec, 0xA5));
+  out[63] = 0;
+  EXPECT_FALSE(problem::all_poisoned(out.data(), spec, 0xA5));
+  with_point([](State& s) {
+    Problem one_draw = add_problem(1, false);
+    EXPECT_THROW((void)PointData(one_draw, Shape(s), 1), UsageError);
+    Problem no_reference = add_problem(2, false);
+    no_reference.reference = nullptr;
+    EXPECT_THROW((void)PointData(no_reference, Shape(s), 1), UsageError);
+    Problem empty = add_problem(2, false);
+    empty.outputs = [](const Shape&) { return std::vector<BufferSpec>{{"c", DType::F32, 0}}; };
+    EXPECT_THROW((void)PointData(empty, Shape(s), 1), UsageError);
+  });
+  EXPECT_THROW((Buffer(out.data(), spec).as<double>()), std::invalid_argument);
+}
+
+TEST(Problem, SubmissionRefusedOrAcceptedThroughTheEngine) {
+  std::deque<BenchmarkDef> defs(2);
+  const Problem p = add_problem(3, true);
+  defs[0].name = "honest";
+  defs[0].fn = [&](State& s) {
+    detail::run_problem(s, p, CpuSubmission([](Buffers in, Buffers out) {
+                          for (std::int64_t i = 0; i < 64; ++i)
+                            out[0].as<float>()[i] = in[0].as<const float>()[i] + in[1].as<const float>()[i];
+                        }));
+  };
+  defs[1].name = "first_only";  // the right answer for the first inputs it saw, copied after
+  defs[1].fn = [&](State& s) {
+    auto seen = std::make_shared<std::vector<float>>();
+    detail::run_problem(s, p, CpuSubmission([seen](Buffers in, Buffers out) {
+                          if (seen->empty())
+                            for (std::int64_t i = 0; i < 64; ++i)
+                              seen->push_back(in[0].as<const float>()[i] + in[1].as<const float>()[i]);
+                          std::memcpy(out[0].data(), seen->data(), 64 * sizeof(float));
+                        }));
+  };
+  RunConfig c;
+  c.min_samples = 5;
+  c.max_seconds = 0.05;
+  std::map<std::string, PointResult> out;
+  run_points("test", plan_points(defs), c, [&](const PointResult& r) { out[r.name] = r; });
+  EXPECT_EQ(out["honest"].status, PointStatus::Ok) << out["honest"].reason;
+  const auto& info = out["honest"].backend_info["problem"];
+  EXPECT_GE(info["calls_checked"].get<std::int64_t>(), out["honest"].number * static_cast<std::int64_t>(out["honest"].samples.size()));
+  EXPECT_EQ(out["first_only"].status, PointStatus::Failed);
+  EXPECT_EQ(out["first_only"].reason.rfind("problem: wrong output from call", 0), 0u) << out["first_only"].reason;
+  EXPECT_NE(out["first_only"].reason.find("answer to other inputs"), std::string::npos);
+}
