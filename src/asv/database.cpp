@@ -110,17 +110,20 @@ std::vector<std::string> asv_machines(const fs::path& results_dir) {
   return machines;
 }
 
+std::optional<AsvResultsFile> asv_results_file(const fs::path& path) {
+  if (path.extension() != ".json" || path.filename() == "machine.json") return std::nullopt;
+  const std::string stem = path.stem().string();
+  // compare/show match a commit on the part before the first '-'.
+  const auto dash = stem.find('-');
+  if (dash == std::string::npos) return std::nullopt;
+  return AsvResultsFile{path, ascii_lower(stem.substr(0, dash)), stem.substr(dash + 1)};
+}
+
 std::vector<AsvResultsFile> asv_results_files(const fs::path& machine_dir) {
   std::vector<AsvResultsFile> files;
-  for (const auto& entry : fs::directory_iterator(machine_dir)) {
-    const std::string name = entry.path().filename().string();
-    if (!entry.is_regular_file() || entry.path().extension() != ".json" || name == "machine.json") continue;
-    const std::string stem = entry.path().stem().string();
-    // compare/show match a commit on the part before the first '-'.
-    const auto dash = stem.find('-');
-    if (dash == std::string::npos) continue;
-    files.push_back({entry.path(), ascii_lower(stem.substr(0, dash)), stem.substr(dash + 1)});
-  }
+  for (const auto& entry : fs::directory_iterator(machine_dir))
+    if (entry.is_regular_file())
+      if (auto file = asv_results_file(entry.path())) files.push_back(std::move(*file));
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
   return files;
 }
@@ -172,6 +175,28 @@ std::vector<AsvResultsFile> asv_commit_files(const AsvQuery& query, const std::s
   if (hashes.size() > 1)
     throw AsvError(fmt::format("commit '{}' is ambiguous: {}; give more digits", commit, join({hashes.begin(), hashes.end()})));
   return found;
+}
+
+std::vector<AsvDatedResults> asv_history(const fs::path& machine_dir, const std::string& env, const fs::path& exclude,
+                                         std::size_t limit) {
+  std::vector<AsvDatedResults> kept;  // oldest first, at most `limit`
+  std::error_code ec;
+  for (const auto& f : asv_results_files(machine_dir)) {
+    if (f.env != env || fs::equivalent(f.path, exclude, ec)) continue;
+    AsvDatedResults r{f.path, 0, nullptr};
+    try {
+      r.doc = load_asv_file(f.path, AsvFile::Results);
+    } catch (const AsvError&) {
+      continue;
+    }
+    if (!r.doc.contains("date") || !r.doc["date"].is_number() || r.doc["date"].get<double>() < 0) continue;
+    r.date = r.doc["date"].get<double>();
+    const auto at = std::upper_bound(kept.begin(), kept.end(), r.date,
+                                     [](double d, const AsvDatedResults& k) { return d < k.date; });
+    kept.insert(at, std::move(r));
+    if (kept.size() > limit) kept.erase(kept.begin());
+  }
+  return kept;
 }
 
 }  // namespace pitot

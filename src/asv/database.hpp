@@ -43,6 +43,20 @@ struct AsvResultsFile {
 // The results files of a machine folder, by path: every regular *.json but machine.json whose
 // name holds a '-' (asv names them <hash8>-<env>.json, §2).
 std::vector<AsvResultsFile> asv_results_files(const std::filesystem::path& machine_dir);
+// One path's name read so; nullopt for a name that is not <hash8>-<env>.json.
+std::optional<AsvResultsFile> asv_results_file(const std::filesystem::path& path);
+
+// The history of an environment in a machine folder: its results files (leaving out `exclude`)
+// ordered by the commit date each records, oldest first, the `limit` most recent kept, each file
+// parsed once. A file that does not load or names no date is left out (it only loses its share
+// of the history).
+struct AsvDatedResults {
+  std::filesystem::path path;
+  double date = 0;  // the file's commit date, unix ms
+  nlohmann::json doc;
+};
+std::vector<AsvDatedResults> asv_history(const std::filesystem::path& machine_dir, const std::string& env,
+                                         const std::filesystem::path& exclude, std::size_t limit);
 
 // Where a reader looks for a commit's results: pitot compare's --results-dir, --machine, --env.
 struct AsvQuery {

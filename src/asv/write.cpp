@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "asv/benchmarks.hpp"
 #include "asv/database.hpp"
 #include "asv/machine.hpp"
 #include "asv/write_rows.hpp"
@@ -79,7 +80,8 @@ CheckedRun check_run(const AsvRun& run, const std::vector<BenchmarkInfo>& benchm
 // The three files a run rewrites, as they are now (empty objects for files not there yet).
 struct Files {
   std::filesystem::path benchmarks_path, machine_path, results_path;
-  json benchmarks, results;
+  AsvBenchmarks benchmarks;
+  json results;
   MachineJson machine;
 };
 
@@ -87,11 +89,11 @@ struct Files {
 Files read_files(const fs::path& results_dir, const CheckedRun& checked, const AsvRun& run) {
   Files f;
   const fs::path machine_dir = results_dir / checked.machine;
-  f.benchmarks_path = results_dir / "benchmarks.json";
+  f.benchmarks_path = AsvBenchmarks::path_in(results_dir);
   f.machine_path = machine_dir / "machine.json";
   f.results_path = machine_dir / asv_results_file_name(run.commit_hash, checked.env);
   try {
-    f.benchmarks = load_asv_file_if_any(f.benchmarks_path, AsvFile::Benchmarks).value_or(json::object());
+    f.benchmarks = AsvBenchmarks::load_if_any(results_dir).value_or(AsvBenchmarks());
     f.machine = load_machine_json(f.machine_path);
     f.results = load_asv_file_if_any(f.results_path, AsvFile::Results).value_or(json::object());
   } catch (const AsvError& e) {
@@ -134,7 +136,7 @@ json benchmark_entry(const BenchmarkInfo& b, const std::string& name, const std:
 
 // A benchmark's track rows, name -> unit: those measured now plus those already recorded.
 std::map<std::string, std::string> track_units(const std::string& name, const std::vector<const PointResult*>& run_points,
-                                               const json& old_results, const json& bench_doc) {
+                                               const json& old_results, const AsvBenchmarks& bench_doc) {
   std::map<std::string, std::string> tracks;
   for (const auto* p : run_points)
     for (const auto& t : p->tracks) tracks[t.name] = t.unit;
@@ -143,11 +145,8 @@ std::map<std::string, std::string> track_units(const std::string& name, const st
     const std::optional<AsvTrackKey> split = split_track_key(key);
     if (split && split->row == name && !tracks.count(split->track)) {
       const std::string& track = split->track;
-      std::string unit = default_track_unit(track);
-      if (bench_doc.contains(key) && bench_doc[key].is_object() && bench_doc[key].contains("unit") &&
-          bench_doc[key]["unit"].is_string())
-        unit = bench_doc[key]["unit"].get<std::string>();
-      tracks[track] = unit;
+      const std::optional<AsvBenchmark> recorded = bench_doc.find(key);
+      tracks[track] = recorded && !recorded->unit.empty() ? recorded->unit : default_track_unit(track);
     }
   }
   return tracks;
@@ -175,12 +174,12 @@ Rows start_rows(const json& results_doc) {
 }
 
 // One benchmark's entries in benchmarks.json and its rows: the time row, then a row per track.
-void write_benchmark(const BenchmarkInfo& b, const std::vector<const PointResult*>& run_points, json& bench_doc,
+void write_benchmark(const BenchmarkInfo& b, const std::vector<const PointResult*>& run_points, AsvBenchmarks& bench_doc,
                      Rows& rows) {
   const std::string name = asv_time_name(b);
   const Params params = asv_params(b);
   const bool timed = b.type == "time";
-  bench_doc[name] = benchmark_entry(b, name, b.type, b.unit, params);
+  bench_doc.set(name, benchmark_entry(b, name, b.type, b.unit, params));
   const std::map<std::string, std::string> tracks = track_units(name, run_points, rows.old_results, bench_doc);
 
   auto row_for = [&](const std::string& key) {
@@ -213,7 +212,7 @@ void write_benchmark(const BenchmarkInfo& b, const std::vector<const PointResult
 
   for (const auto& [track, unit] : tracks) {
     const std::string key = asv_track_name(b, track);
-    bench_doc[key] = benchmark_entry(b, key, "track", unit, params);
+    bench_doc.set(key, benchmark_entry(b, key, "track", unit, params));
     Row row = row_for(key);
     for (const auto* p : run_points) row.cells[flat_position(b, *p)] = track_cell(*p, track);
     // A point skipped in an earlier write (the driver writes as points arrive), before any
@@ -288,11 +287,10 @@ void write_asv(const fs::path& results_dir, const AsvRun& run, const std::vector
   const std::map<std::string, std::string> facts = update_machine_json(files.machine, checked.machine, run.machine_facts);
   Rows rows = start_rows(files.results);
   for (const auto& b : benchmarks) write_benchmark(b, checked.points_of[asv_time_name(b)], files.benchmarks, rows);
-  files.benchmarks["version"] = kAsvBenchmarksVersion;
   finish_results(files.results, run, checked, facts, rows);
 
   rethrow_as<FileError, AsvError>([&] {
-    replace_files({{files.benchmarks_path, asv_file_text(files.benchmarks)},
+    replace_files({{files.benchmarks_path, files.benchmarks.text()},
                    {files.machine_path, machine_json_text(files.machine)},
                    {files.results_path, asv_results_file_text(files.results)}});
   });

@@ -15,6 +15,7 @@
 
 #include "asv/database.hpp"
 #include "asv/machine.hpp"
+#include "asv/merge.hpp"
 #include "asv/run_record.hpp"
 #include "asv/write.hpp"
 
@@ -166,4 +167,26 @@ TEST(MachineJson, TheWriterKeepsAsvsFactsInTheFileAndTheParams) {
   const json results = load_asv_file(dir / "box" / (std::string(8, 'a') + "-env.json"), AsvFile::Results);
   EXPECT_EQ(results["params"]["ram"], "25276203008");
   fs::remove_all(dir);
+}
+
+// pitot merge (asv/merge.hpp) updates machine.json by the same rule: asv's facts the output
+// recorded are kept; a point measured by the input replaces the output's, the others stay.
+TEST(MachineJson, MergeKeepsTheOutputsAsvFactsAndMergesPoints) {
+  AsvFolder out, in;
+  out.machines["box"] = machine_json_from(json{{"machine", "box"}, {"ram", "25276203008"}});
+  in.machines["box"] = machine_json_from(json{{"machine", "box"}, {"ram", "24GB"}, {"gpu", "NVIDIA H200"}});
+  const auto file = [](const json& result) {
+    return json{{"commit_hash", std::string(40, 'a')}, {"env_name", "env"}, {"params", json::object()},
+                {"result_columns", {"result", "params"}}, {"results", {{"p.x", {result, json::array({json::array({"1", "2"})})}}}}};
+  };
+  out.results["box/aaaaaaaa-env.json"] = file({1.0, 2.0});
+  in.results["box/aaaaaaaa-env.json"] = file({nullptr, 3.0});
+  const AsvFolder before = out;
+  merge_asv_folder(out, in);
+  EXPECT_EQ(out.machines["box"].facts.at("ram"), "25276203008");
+  EXPECT_EQ(out.machines["box"].facts.at("gpu"), "NVIDIA H200");
+  EXPECT_EQ(out.results["box/aaaaaaaa-env.json"]["results"]["p.x"][0], json({1.0, 3.0}));
+  EXPECT_EQ(changed_asv_files("db", before, out).size(), 2u);
+  in.results["box/aaaaaaaa-env.json"]["env_name"] = "other";
+  EXPECT_THROW(merge_asv_folder(out, in), AsvError);
 }

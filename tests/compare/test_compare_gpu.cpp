@@ -378,7 +378,7 @@ TEST(CompareGpu, BusyTimeIsDerivedAndStateTracksAreNoPoints) {
       R"({"commit_hash": "abcdef0123456789abcdef0123456789abcdef01", "env_name": "e", "date": 1, "params": {"machine": "m"}, "python": "", "requirements": {}, "result_columns": )" +
           columns + R"(, "results": {)" + rows + R"(}, "version": 2})",
       "gpu rows");
-  const json benchmarks = {
+  const pitot::AsvBenchmarks benchmarks(json{
       {"bench_spin.spin", {{"unit", "seconds"}, {"type", "time"}, {"param_names", {"n"}}}},
       {"bench_spin.spin.kernel_busy_seconds", {{"unit", "seconds"}, {"type", "track"}, {"param_names", {"n"}}}},
       {"bench_spin.spin.card_sm_clock_mhz", {{"unit", "MHz"}, {"type", "track"}, {"param_names", {"n"}}}},
@@ -386,8 +386,8 @@ TEST(CompareGpu, BusyTimeIsDerivedAndStateTracksAreNoPoints) {
       {"bench_spin.spin.card_power_watts", {{"unit", "W"}, {"type", "track"}, {"param_names", {"n"}}}},
       {"bench_spin.spin.energy_joules_per_call", {{"unit", "J"}, {"type", "track"}, {"param_names", {"n"}}}},
       {"bench_spin.spin.gflop_per_joule", {{"unit", "GFLOP/J"}, {"type", "track"}, {"param_names", {"n"}}}},
-      {"asv_suite.time_plain", {{"unit", "seconds"}, {"type", "time"}}}};
-  for (const json* described : {&benchmarks, static_cast<const json*>(nullptr)}) {
+      {"asv_suite.time_plain", {{"unit", "seconds"}, {"type", "time"}}}});
+  for (const pitot::AsvBenchmarks* described : {&benchmarks, static_cast<const pitot::AsvBenchmarks*>(nullptr)}) {
     SCOPED_TRACE(described ? "with benchmarks.json" : "without benchmarks.json");
     const pc::ResultSet set = pc::asv_results_from_json(results, described, "gpu rows");
     std::map<std::string, const pc::PointData*> by_key;

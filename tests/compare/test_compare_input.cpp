@@ -184,9 +184,9 @@ TEST(CompareInput, PitotTracksBesideTheirTimeRowAreDerived) {
     "bench_gemm.gemm": [[1e-3, 2e-3], [["1", "2"]], "1", 1, 1.0, null, null, null, null, null, null, [[1e-3], [2e-3]]],
     "bench_gemm.gemm.tflops": [[500.0, 250.0], [["1", "2"]], "1", 1, 1.0],
     "solo.track_rate": [[3.0], [], "1", 1, 1.0])";
-  json benchmarks = {{"bench_gemm.gemm", {{"unit", "seconds"}, {"param_names", {"n"}}}},
-                     {"bench_gemm.gemm.tflops", {{"unit", "TFLOP/s"}, {"param_names", {"n"}}}},
-                     {"solo.track_rate", {{"unit", "items/s"}}}};
+  const pitot::AsvBenchmarks benchmarks(json{{"bench_gemm.gemm", {{"unit", "seconds"}, {"param_names", {"n"}}}},
+                                              {"bench_gemm.gemm.tflops", {{"unit", "TFLOP/s"}, {"param_names", {"n"}}}},
+                                              {"solo.track_rate", {{"unit", "items/s"}}}});
   json j = pc::parse_python_json(results_file("abcdef0123456789abcdef0123456789abcdef01", rows), "tracks");
   auto set = pc::asv_results_from_json(j, &benchmarks, "tracks");
   EXPECT_FALSE(point(set, "bench_gemm.gemm(1)").derived);

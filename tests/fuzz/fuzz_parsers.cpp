@@ -171,7 +171,8 @@ void run_one(const std::string& target, const std::string& data, const Scratch& 
         }
       }
       json results = pitot::driver::compare::parse_python_json(data.substr(0, cut), "results");
-      pitot::driver::compare::asv_results_from_json(results, have_benchmarks ? &benchmarks : nullptr, "fuzz");
+      const pitot::AsvBenchmarks described(benchmarks);
+      pitot::driver::compare::asv_results_from_json(results, have_benchmarks ? &described : nullptr, "fuzz");
     } else if (target == "pitot_json") {
       const fs::path p = scratch.write("side.json", data);
       pitot::driver::compare::load_side(p.string(), pitot::driver::compare::DatabaseQuery{});

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "asv/benchmarks.hpp"
 #include "asv/database.hpp"
 #include "asv/results.hpp"
 #include "driver/common/errors.hpp"
@@ -27,11 +28,11 @@ nlohmann::json parse_python_json(const std::string& text, const std::string& wha
 // Reads one asv results file (version 2): loaded by asv/database.hpp, its rows come from
 // asv/results.hpp and become points here. `benchmarks` is benchmarks.json (or null), used for units, parameter names and
 // versions.
-ResultSet read_asv_results(const std::filesystem::path& file, const nlohmann::json* benchmarks);
+ResultSet read_asv_results(const std::filesystem::path& file, const AsvBenchmarks* benchmarks);
 // The same from the file's text, read once by the caller.
 ResultSet asv_results_from_text(const std::string& text, const std::filesystem::path& file,
-                                const nlohmann::json* benchmarks);
-ResultSet asv_results_from_json(const nlohmann::json& results, const nlohmann::json* benchmarks,
+                                const AsvBenchmarks* benchmarks);
+ResultSet asv_results_from_json(const nlohmann::json& results, const AsvBenchmarks* benchmarks,
                                 const std::string& label);
 
 // Reads pitot's JSON output: {"program", "benchmarks", "points"}, a list of those, an object
@@ -66,7 +67,7 @@ std::filesystem::path find_results_file(const DatabaseQuery& query, const std::s
 
 // benchmarks.json of a results database (nullopt when absent), loaded by asv/database.hpp.
 // Throws InputError when unreadable or of another version.
-std::optional<nlohmann::json> read_benchmarks_json(const std::filesystem::path& results_dir);
+std::optional<AsvBenchmarks> read_benchmarks_json(const std::filesystem::path& results_dir);
 
 // Loads one side of the comparison: an existing file (asv results or pitot JSON, by content),
 // otherwise a commit in the database.
@@ -88,7 +89,7 @@ std::pair<ResultSet, ResultSet> load_sides(const std::string& base, const std::s
 // Run medians of every point over the `limit` most recent results files (by commit date) of the
 // folder holding `head_file` with the same environment, leaving out `head_file` itself; oldest
 // first. Unreadable files are skipped (they are not the ones compared).
-void read_history(ResultSet& set, const std::filesystem::path& head_file, const nlohmann::json* benchmarks,
+void read_history(ResultSet& set, const std::filesystem::path& head_file, const AsvBenchmarks* benchmarks,
                   int limit = 10);
 
 }  // namespace pitot::driver::compare

@@ -23,15 +23,6 @@ json load_results_file(const fs::path& file) {
   return rethrow_as<AsvError, InputError>([&] { return load_asv_file(file, AsvFile::Results); });
 }
 
-double date_of_file(const fs::path& file) {
-  try {
-    json j = load_results_file(file);
-    return j.contains("date") && j["date"].is_number() ? j["date"].get<double>() : -1;
-  } catch (const std::exception&) {
-    return -1;
-  }
-}
-
 }  // namespace
 
 json parse_python_json(const std::string& text, const std::string& what) {
@@ -42,34 +33,30 @@ json parse_python_json(const std::string& text, const std::string& what) {
   }
 }
 
-ResultSet asv_results_from_json(const json& results, const json* benchmarks, const std::string& label) {
+ResultSet asv_results_from_json(const json& results, const AsvBenchmarks* benchmarks, const std::string& label) {
   ResultSet set;
   set.label = label;
   try {
     const AsvResults file = asv_results_rows(results);  // the rows, read by the asv module
     set.commit = ascii_lower(file.commit_hash);
-    auto describe = [&](const std::string& name) -> const json* {
-      if (benchmarks && benchmarks->is_object() && benchmarks->contains(name) && (*benchmarks)[name].is_object())
-        return &(*benchmarks)[name];
-      return nullptr;
+    auto describe = [&](const std::string& name) {
+      return benchmarks ? benchmarks->find(name) : std::optional<AsvBenchmark>();
     };
     auto unit_of = [&](const std::string& name) {
-      const json* b = describe(name);
-      if (b && b->contains("unit") && (*b)["unit"].is_string()) return (*b)["unit"].get<std::string>();
+      if (const auto b = describe(name); b && !b->unit.empty()) return b->unit;
       // Without benchmarks.json: pitot's track names say their unit.
       if (auto known = known_track_unit(name)) return *known;
       return std::string("seconds");
     };
     auto type_of = [&](const std::string& name) {
-      const json* b = describe(name);
-      return b && b->contains("type") && (*b)["type"].is_string() ? (*b)["type"].get<std::string>() : std::string();
+      const auto b = describe(name);
+      return b ? b->type : std::string();
     };
     std::set<std::string> row_names;
     for (const auto& row : file.rows) {
       row_names.insert(row.name);
       std::vector<std::string> param_names;
-      if (const json* b = describe(row.name); b && b->contains("param_names") && (*b)["param_names"].is_array())
-        param_names = (*b)["param_names"].get<std::vector<std::string>>();
+      if (const auto b = describe(row.name)) param_names = b->param_names;
       if (param_names.size() != row.params.size()) param_names.clear();
       const std::string unit = unit_of(row.name);
       for (const auto& point : row.points) {
@@ -134,7 +121,7 @@ ResultSet asv_results_from_json(const json& results, const json* benchmarks, con
 namespace {
 
 // A results file's rows, labelled "0d9a5811 (machine, env)" (or by its path without a commit).
-ResultSet asv_results_of(const json& j, const fs::path& file, const json* benchmarks) {
+ResultSet asv_results_of(const json& j, const fs::path& file, const AsvBenchmarks* benchmarks) {
   const std::string hash = j.value("commit_hash", "");
   const std::string machine = j.contains("params") && j["params"].is_object() ? j["params"].value("machine", "") : "";
   std::string label = file.string();
@@ -144,17 +131,17 @@ ResultSet asv_results_of(const json& j, const fs::path& file, const json* benchm
 
 }  // namespace
 
-ResultSet read_asv_results(const fs::path& file, const json* benchmarks) {
+ResultSet read_asv_results(const fs::path& file, const AsvBenchmarks* benchmarks) {
   return asv_results_of(load_results_file(file), file, benchmarks);
 }
 
-ResultSet asv_results_from_text(const std::string& text, const fs::path& file, const json* benchmarks) {
+ResultSet asv_results_from_text(const std::string& text, const fs::path& file, const AsvBenchmarks* benchmarks) {
   return asv_results_of(rethrow_as<AsvError, InputError>([&] { return parse_asv_file(text, file, AsvFile::Results); }),
                         file, benchmarks);
 }
 
-std::optional<json> read_benchmarks_json(const fs::path& results_dir) {
-  return rethrow_as<AsvError, InputError>([&] { return load_asv_file_if_any(results_dir / "benchmarks.json", AsvFile::Benchmarks); });
+std::optional<AsvBenchmarks> read_benchmarks_json(const fs::path& results_dir) {
+  return rethrow_as<AsvError, InputError>([&] { return AsvBenchmarks::load_if_any(results_dir); });
 }
 
 std::vector<AsvResultsFile> commit_results_files(const DatabaseQuery& query, const std::string& commit) {
@@ -200,21 +187,12 @@ std::vector<EnvPair> pair_environments(const std::vector<AsvResultsFile>& base,
   return pairs;
 }
 
-void read_history(ResultSet& set, const fs::path& head_file, const json* benchmarks, int limit) {
-  const fs::path dir = head_file.parent_path();
-  const std::string stem = head_file.stem().string();
-  const std::string env = stem.substr(stem.find('-') + 1);
-  std::vector<std::pair<double, fs::path>> dated;
-  for (const auto& f : asv_results_files(dir)) {
-    if (f.env != env || fs::equivalent(f.path, head_file)) continue;
-    const double date = date_of_file(f.path);
-    if (date >= 0) dated.emplace_back(date, f.path);
-  }
-  std::sort(dated.begin(), dated.end());
-  if (static_cast<int>(dated.size()) > limit) dated.erase(dated.begin(), dated.end() - limit);
-  for (const auto& [date, file] : dated) {
+void read_history(ResultSet& set, const fs::path& head_file, const AsvBenchmarks* benchmarks, int limit) {
+  const std::optional<AsvResultsFile> head = asv_results_file(head_file);
+  const std::string env = head ? head->env : std::string();
+  for (const auto& past_file : asv_history(head_file.parent_path(), env, head_file, static_cast<std::size_t>(std::max(limit, 0)))) {
     try {
-      ResultSet past = read_asv_results(file, benchmarks);
+      ResultSet past = asv_results_of(past_file.doc, past_file.path, benchmarks);
       for (const auto& p : past.points)
         if (p.state == PointState::Ok && std::isfinite(p.value) && p.value > 0) set.history[p.key].push_back(p.value);
       ++set.history_files;

@@ -32,7 +32,7 @@ ResultSet with_points(ResultSet set, const std::string& arg) {
 struct LoadedSide {
   ResultSet set;
   fs::path database_file;
-  std::optional<json> benchmarks;
+  std::optional<AsvBenchmarks> benchmarks;
 };
 
 LoadedSide load_side_any(const std::string& arg, const DatabaseQuery& query);
@@ -59,7 +59,7 @@ std::optional<std::pair<ResultSet, ResultSet>> load_commits(const std::string& b
   }
   const std::vector<EnvPair> pairs = pair_environments(base_files, head_files);
   const auto benchmarks = read_benchmarks_json(query.results_dir);
-  const json* bench = benchmarks ? &*benchmarks : nullptr;
+  const AsvBenchmarks* bench = benchmarks ? &*benchmarks : nullptr;
   ResultSet base_set, head_set;
   std::vector<std::string> base_envs, head_envs;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
