@@ -88,7 +88,9 @@ class ProblemHooks final : public CallHooks {
   }
   void after_batch(cudaStream_t stream, std::int64_t launches) override {
     const auto t0 = std::chrono::steady_clock::now();
-    // The outputs' fingerprints now, with the device synchronized, beside the last call's.
+    // The outputs' fingerprints once the whole device is done (--untrusted already synchronized
+    // it; without, work on other streams ends here too), beside the last call's.
+    PITOT_CUDA_TRY(cudaDeviceSynchronize());
     for (std::size_t o = 0; o < out_.size(); ++o) check(stream, o, -1, 0, slot(kMaxColdLaunches, o));
     PITOT_CUDA_TRY(cudaStreamSynchronize(stream));
     PITOT_CUDA_TRY(cudaMemcpy(host_slots_.data(), slots_->p, slots_->bytes, cudaMemcpyDeviceToHost));
