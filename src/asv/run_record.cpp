@@ -65,15 +65,19 @@ MachineRecord asv_machine_record(const MachineInputs& in, std::string& note) {
   return m;
 }
 
-AsvRun asv_run_record(const RunRecordInputs& in, std::string& note) {
+AsvRun asv_run_record(const RunRecordInputs& in, std::set<std::string>& notes) {
   AsvRun run;
+  std::string note;
   MachineRecord machine = asv_machine_record(in.machine, note);
+  if (!note.empty()) notes.insert(note);
   run.machine = std::move(machine.name);
   run.machine_facts = std::move(machine.facts);
   run.commit_hash = in.commit.hash;
   run.commit_date_ms = in.commit.date_ms;
   run.env_name = checked("environment", in.env, " (choose one with --env)");
   run.requirements = in.requirements;
+  if (in.environments)
+    if (std::string why = take_asv_env_params(run.requirements, *in.environments); !why.empty()) notes.insert(why);
   return run;
 }
 

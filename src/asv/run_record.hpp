@@ -5,10 +5,12 @@
 #pragma once
 
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "asv/config.hpp"
 #include "asv/machine.hpp"
 #include "asv/write.hpp"
 #include "host/machine.hpp"
@@ -52,9 +54,12 @@ struct RunRecordInputs {
   CommitInfo commit;  // asv_commit
   std::string env;    // the env name, suffixes included
   AsvFacts requirements;
+  const AsvEnvironments* environments = nullptr;  // the asv.conf.json found (find_asv_config), if any
 };
 // The run record: asv_machine_record's machine, the commit, the env (checked as a name, else
-// AsvError) and the requirements.
-AsvRun asv_run_record(const RunRecordInputs& in, std::string& note);
+// AsvError) and the requirements, with the params asv.conf.json's environments give a Python
+// program's rows (take_asv_env_params). Each note (why asv's machine file or environment params
+// were passed over) is added to `notes`.
+AsvRun asv_run_record(const RunRecordInputs& in, std::set<std::string>& notes);
 
 }  // namespace pitot

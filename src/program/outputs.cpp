@@ -6,11 +6,13 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "asv/config.hpp"
 #include "asv/env.hpp"
 #include "asv/run_record.hpp"
 #include "asv/write.hpp"
@@ -68,12 +70,17 @@ AsvRun asv_run(const Options& o, const std::string& program) {
   std::string note;
   in.machine = {o.machine, read_asv_machine_file(note), asv_host_name(), host_facts(), device_facts(o.device.device),
                 device_machine_name(o.device.device)};
+  // The asv.conf.json pitot run would find here: its repo holds the commit, its environments give
+  // a Python program's params.
+  const std::optional<AsvConfig> config = find_asv_config("");
   std::string commit_note;
-  in.commit = asv_commit(o.commit, std::filesystem::current_path(), commit_note);
+  in.commit = asv_commit(o.commit, config ? config->repo : std::filesystem::current_path(), commit_note);
   in.env = o.env.empty() ? env_name(build_requirements()) + timing_env_suffix(o.device.timing) : o.env;
   in.requirements = build_requirements();
-  AsvRun run = asv_run_record(in, note);
-  for (const std::string& line : {note, commit_note})
+  in.environments = config ? &config->environments : nullptr;
+  std::set<std::string> notes = {note, commit_note};
+  AsvRun run = asv_run_record(in, notes);
+  for (const std::string& line : notes)
     if (!line.empty()) std::cerr << program << ": note: " << line << "\n";
   return run;
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -83,8 +84,8 @@ TEST(RunRecord, TheRecordOfBothExecutables) {
   in.commit = {std::string(40, 'c'), 1704164645000};
   in.env = "cpp-gcc-12.2-Release";
   in.requirements = {{"compiler", "gcc-12.2"}};
-  std::string note;
-  const AsvRun run = asv_run_record(in, note);
+  std::set<std::string> notes;
+  const AsvRun run = asv_run_record(in, notes);
   EXPECT_EQ(run.machine, "h100-80gb-hbm3");
   EXPECT_EQ(run.machine_facts.at("gpu"), "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(run.machine_facts.at("ram"), "24GB");
@@ -92,6 +93,18 @@ TEST(RunRecord, TheRecordOfBothExecutables) {
   EXPECT_EQ(run.commit_date_ms, in.commit.date_ms);
   EXPECT_EQ(run.env_name, in.env);
   EXPECT_EQ(run.requirements, in.requirements);
+  EXPECT_TRUE(notes.empty());
+  // A Python program's rows take the params asv.conf.json's environments give them.
+  AsvEnvironments envs;
+  envs.type = "virtualenv";
+  envs.requirements = AsvFacts{{"numpy", ""}};
+  in.requirements = {{"python", "/usr/bin/python3"}, {"python_version", "3.11"}};
+  in.environments = &envs;
+  EXPECT_EQ(asv_run_record(in, notes).requirements,
+            (AsvFacts{{"python", "3.11"}, {"python_version", "3.11"}, {"numpy", ""}}));
+  envs.pythons = {"3.12"};
+  EXPECT_EQ(asv_run_record(in, notes).requirements.at("python"), "/usr/bin/python3");
+  EXPECT_EQ(notes.size(), 1u);  // why the rows start a graph line of their own
   in.env = "../up";
-  EXPECT_THROW(asv_run_record(in, note), AsvError);
+  EXPECT_THROW(asv_run_record(in, notes), AsvError);
 }

@@ -190,16 +190,14 @@ Database prepare_database(const RunOptions& o, const std::vector<ProgramInfo>& p
       // The run record is built as a program alone builds its own (asv/run_record.hpp).
       RunRecordInputs in{{o.machine, machine_file, asv_host_name(), host, device.facts, device.machine}, commit, "", {}};
       in.requirements = program_requirements(programs[i]);
-      if (config)
-        if (const std::string why = take_asv_env_params(in.requirements, config->environments); !why.empty())
-          notes.insert(why);
+      in.environments = config ? &config->environments : nullptr;
       in.env = program_env(o, programs[i]);
       if (d) {
         // Each GPU keeps its own results file and its own line in asv's graphs.
         in.env += fmt::format("-dev{}", *d);
         in.requirements["device"] = std::to_string(*d);
       }
-      db.runs[{i, d.value_or(-1)}] = rethrow_as<AsvError, InputError>([&] { return asv_run_record(in, machine_note); });
+      db.runs[{i, d.value_or(-1)}] = rethrow_as<AsvError, InputError>([&] { return asv_run_record(in, notes); });
     }
   }
   for (const std::string& note : {machine_note, commit_note})
