@@ -14,7 +14,12 @@ out_root=${3:?}
 shift 3
 out=$out_root/whole-suite-ab
 mkdir -p "$out/base" "$out/head"
-finish() { tar -cJf "$out_root/whole-suite-ab.tar.xz" -C "$out_root" whole-suite-ab; }
+# The sides' full JSON (every sample) and cuDNN's plan cache stay behind: medians.csv keeps each
+# point's process medians and phases.
+finish() {
+  tar -cJf "$out_root/whole-suite-ab.tar.xz" -C "$out_root" --exclude whole-suite-ab/sides \
+    --exclude whole-suite-ab/cache --exclude whole-suite-ab/base --exclude whole-suite-ab/head whole-suite-ab
+}
 trap finish EXIT
 export LD_LIBRARY_PATH="$bin:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}" XDG_CACHE_HOME=$out/cache
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; } >"$out/environment.txt" 2>&1
@@ -48,4 +53,19 @@ for side in base head; do
   [ -f "$out/sides/$side.json" ] && python3 "$root/lab/suite/phases.py" "$out/sides/$side.json" >"$out/phases-$side.md" 2>&1
 done
 cp "$out/cache/pitot/costs.json" "$out/costs.json" 2>/dev/null
+ls "$out/cache/pitot/plans/cudnn" 2>/dev/null | wc -l | sed 's/^/cuDNN plans cached: /' | tee -a "$out/steps.txt"
+python3 - "$out/sides" >"$out/medians.csv" <<'PY'
+import csv, json, os, sys
+w = csv.writer(sys.stdout)
+w.writerow(["side", "point", "status", "process_medians", "setup", "warmup", "sampling"])
+for side in ("base", "head"):
+    path = os.path.join(sys.argv[1], side + ".json")
+    if not os.path.exists(path):
+        continue
+    for p in json.load(open(path)).get("points", []):
+        ph = (p.get("backend_info") or {}).get("phases") or {}
+        w.writerow([side, p.get("program", "") + "." + p.get("name", ""), p.get("status"),
+                    " ".join("%.6g" % m for m in p.get("process_medians", [])),
+                    ph.get("setup_seconds", ""), ph.get("warmup_seconds", ""), ph.get("sampling_seconds", "")])
+PY
 exit 0
