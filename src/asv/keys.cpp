@@ -7,6 +7,8 @@ std::string asv_time_name(const BenchmarkInfo& b) { return b.full_name(); }
 
 std::string asv_track_name(const BenchmarkInfo& b, const std::string& track) { return b.full_name() + "." + track; }
 
+std::string asv_row_program(const std::string& row) { return row.substr(0, row.find('.')); }
+
 std::string asv_row_name(const std::string& program, const std::string& benchmark, const std::string& own_key) {
   if (!own_key.empty()) return own_key;
   return program.empty() ? benchmark : program + "." + benchmark;

@@ -18,6 +18,9 @@ std::string asv_track_name(const BenchmarkInfo& b, const std::string& track);
 // alone without a program), or the asv key the benchmark set itself.
 std::string asv_row_name(const std::string& program, const std::string& benchmark, const std::string& own_key = "");
 
+// The program (or Python module) a row belongs to: its name up to the first '.'.
+std::string asv_row_program(const std::string& row);
+
 // asv's unrolled name of one point: `row(4096, 'bf16')`, or the row name without parameters.
 std::string asv_point_name(const std::string& row, const std::vector<std::string>& reprs);
 

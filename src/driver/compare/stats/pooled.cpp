@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "asv/keys.hpp"
 #include "driver/compare/stats.hpp"
 
 namespace pitot::driver::compare {
@@ -90,7 +91,7 @@ NoisePrior fit_noise_prior(const std::vector<ProcessSpread>& spreads) {
 }
 
 std::string pooling_group(const std::string& benchmark, const std::string& unit) {
-  return benchmark.substr(0, benchmark.find('.')) + '\n' + unit;
+  return asv_row_program(benchmark) + '\n' + unit;
 }
 
 }  // namespace pitot::driver::compare
