@@ -58,6 +58,15 @@ class Connections {
   void barrier(std::string_view label);
   std::int64_t broadcast(std::int64_t value, std::string_view label);
   Spread gather(double value, std::string_view label);
+  std::string broadcast_chunk(std::string_view chunk, std::size_t size, std::string_view label);
+  void abort(const std::string& reason) {
+    if (failure_) return;
+    try {
+      fail(fmt::format("rank {} failed: {}", info_.rank, reason), info_.rank);
+    } catch (const RankError&) {
+    }
+  }
+  std::string failure() const { return failure_ ? failure_->what() : ""; }
 
  private:
   Frame frame(Kind kind, Op op) const {
@@ -246,6 +255,23 @@ std::int64_t Connections::broadcast(std::int64_t value, std::string_view label) 
   return peers_[0].frame.integer;
 }
 
+// One frame of a byte broadcast: rank 0's `chunk`, `size` bytes of the text field on the others.
+std::string Connections::broadcast_chunk(std::string_view chunk, std::size_t size, std::string_view label) {
+  begin();
+  if (info_.rank == 0) {
+    Frame f = frame(Kind::release, Op::broadcast);
+    f.integer = static_cast<std::int64_t>(chunk.size());
+    std::memcpy(f.text, chunk.data(), chunk.size());
+    send_to_all(f, label);
+    return std::string(chunk);
+  }
+  await(Op::broadcast, label);
+  const Frame& f = peers_[0].frame;
+  if (f.integer != static_cast<std::int64_t>(size))
+    fail(fmt::format("rank 0 broadcast {} bytes at {} where rank {} expected {}", f.integer, where(Op::broadcast, label), info_.rank, size), 0);
+  return std::string(f.text, size);
+}
+
 Spread Connections::gather(double value, std::string_view label) {
   begin();
   if (info_.rank != 0) {
@@ -300,5 +326,22 @@ std::int64_t Group::broadcast(std::int64_t value, std::string_view label) {
 Spread Group::gather(double value, std::string_view label) {
   return world_size() > 1 ? connections_->gather(value, label) : Spread{value, value, value, 0};
 }
+
+std::string Group::broadcast_bytes(std::string_view bytes, std::string_view label) {
+  if (world_size() == 1) return std::string(bytes);
+  constexpr std::size_t kChunk = sizeof(Frame::text);
+  std::string out;
+  for (std::size_t at = 0; at < bytes.size(); at += kChunk) {
+    const std::string_view chunk = bytes.substr(at, kChunk);
+    out += connections_->broadcast_chunk(chunk, chunk.size(), label);
+  }
+  return out;
+}
+
+void Group::abort(const std::string& reason) {
+  if (world_size() > 1) connections_->abort(reason);
+}
+
+std::string Group::failure() const { return connections_->failure(); }
 
 }  // namespace pitot::ranks

@@ -76,6 +76,14 @@ class Group {
   std::int64_t broadcast(std::int64_t value, std::string_view label = {});
   // Every rank's value reduced on rank 0, and the result sent back to every rank.
   Spread gather(double value, std::string_view label = {});
+  // Rank 0's bytes on every rank (the others' are ignored), in frames of 256 bytes: an NCCL
+  // unique id (128 bytes), a name. Every rank must pass the same size.
+  std::string broadcast_bytes(std::string_view bytes, std::string_view label = {});
+  // Fails the group on purpose (this rank's benchmark threw): every rank still reachable fails its
+  // next or current collective with `reason`, at once rather than at its timeout. Never throws.
+  void abort(const std::string& reason);
+  // The failure that ended the group ("" while it works).
+  std::string failure() const;
 
  private:
   explicit Group(std::unique_ptr<Connections> connections);

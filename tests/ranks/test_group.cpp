@@ -166,3 +166,43 @@ TEST(Ranks, CollectivesOutOfOrderFailNamingBoth) {
 }
 
 }  // namespace
+
+namespace pitot::ranks::testing {
+namespace {
+
+// Rank 0's bytes (an NCCL unique id is 128; 300 spans two frames, zeros included) on every rank.
+TEST(Ranks, BroadcastBytesGivesRankZerosBytes) {
+  const auto ends = run_ranks(3, [](int rank) {
+    Group group = join(quick);
+    std::string mine(300, static_cast<char>('a' + rank));
+    mine[7] = '\0';
+    const std::string got = group.broadcast_bytes(mine, "unique id");
+    std::string expected(300, 'a');
+    expected[7] = '\0';
+    return std::string(got == expected ? "same" : "differs") + " " + std::to_string(got.size());
+  });
+  for (const RankEnd& e : ends) EXPECT_EQ(e.report, "same 300");
+}
+
+// A rank whose benchmark failed aborts the group: the others fail at once with its reason, long
+// before their 10 s timeout.
+TEST(Ranks, AbortTellsTheOthersWhy) {
+  const auto ends = run_ranks(4, [](int rank) {
+    Group group = join(10);
+    if (rank == 1) {
+      group.abort("cudaMalloc ran out of memory");
+      return "aborted: " + group.failure();
+    }
+    group.barrier("before sample 1");
+    return std::string("passed the barrier");
+  });
+  EXPECT_NE(ends[1].report.find("aborted: rank 1 failed: cudaMalloc ran out of memory"), std::string::npos) << ends[1].report;
+  for (int r : {0, 2, 3}) {
+    const RankEnd& e = ends[static_cast<std::size_t>(r)];
+    EXPECT_NE(e.report.find("rank 1 failed: cudaMalloc ran out of memory"), std::string::npos) << "rank " << r << ": " << e.report;
+    EXPECT_LT(e.seconds, 4) << "rank " << r;
+  }
+}
+
+}  // namespace
+}  // namespace pitot::ranks::testing
