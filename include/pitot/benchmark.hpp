@@ -54,6 +54,10 @@ class Benchmark {
 
   Benchmark& version(std::string v);
   Benchmark& timeout(double seconds);
+  // Its points run in every rank of a multi-rank world (torchrun, mpirun, srun, or `pitot run
+  // --ranks N`), one process per GPU, timed together (docs/ranks.md); the body learns its place
+  // from state.rank() and state.world_size().
+  Benchmark& multi_rank();
 
  private:
   template <class T>

@@ -42,6 +42,10 @@ class State {
   void add_items(double n);
   void add_bytes(double n);  // bytes read plus bytes written
   void add_flops(double n);
+  // A collective's bus bandwidth (nccl-tests' busbw): add_bytes gives the algorithm bandwidth
+  // (bytes / time, the gbytes_per_second track); with a factor set, bytes x factor / time is the
+  // bus_gbytes_per_second track (all-reduce 2(n-1)/n, all-gather, reduce-scatter, all-to-all (n-1)/n).
+  void set_bus_factor(double factor);
 
   // Time `work`. A callable taking no argument is timed on the host clock; one taking a
   // pitot::Launch& is timed on the GPU (include <pitot/cuda.hpp>).
@@ -63,6 +67,11 @@ class State {
     detail::ManualSampler<std::remove_reference_t<F>> sampler(work);
     detail::run_schedule(*this, sampler);
   }
+
+  // This process's place in a multi-rank world (a .multi_rank() benchmark under a launcher or
+  // `pitot run --ranks N`): 0 and 1 otherwise.
+  int rank() const;
+  int world_size() const;
 
   const std::string& benchmark_name() const;
   const std::string& point_name() const;  // bench[a=1,b=x]

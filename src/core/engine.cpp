@@ -11,9 +11,11 @@
 #include <thread>
 
 #include "core/point_run.hpp"
+#include "core/ranked.hpp"
 #include "core/tracks.hpp"
 #include "core/stats.hpp"
 #include "core/untrusted.hpp"
+#include "ranks/ranks.hpp"
 
 namespace pitot {
 
@@ -140,12 +142,16 @@ void finalize(PointRun& run, const std::string& program) {
   }
   r.stats = compute_stats(r.samples);
   r.tracks = throughput_tracks(r.items, r.bytes, r.flops, r.stats->median);
+  if (run.bus_factor > 0 && r.bytes > 0 && r.stats->median > 0)
+    r.tracks.push_back(make_track(track::kBusGbytesPerSecond, r.bytes * run.bus_factor / r.stats->median / 1e9));
+  detail::ranked_tracks(run);
   // A device backend that knows its peak memory bandwidth turns GB/s into a roofline fraction,
   // when the data went through that memory: always in cold mode (caches flushed before each
   // launch); in hot and graph mode only when a launch's bytes exceed the cache that would
   // otherwise serve them (a 16 MiB copy from a 60 MiB L2 is no percentage of HBM's peak).
   const auto peak = r.backend_info.find("peak_gbytes_per_second");
-  if (peak != r.backend_info.end() && peak->is_number() && peak->get<double>() > 0 && r.bytes > 0) {
+  // (A collective's bytes cross links, not the card's memory: no such fraction.)
+  if (peak != r.backend_info.end() && peak->is_number() && peak->get<double>() > 0 && r.bytes > 0 && run.bus_factor < 0) {
     const auto timing = r.backend_info.find("timing");
     const auto cache = r.backend_info.find("cache_bytes");
     const bool cold = timing == r.backend_info.end() || (timing->is_string() && timing->get<std::string>() == "cold");
@@ -181,6 +187,8 @@ void point_thread(PointRun& run) {
     State state(run);
     run.point.def->fn(state);
     if (run.hooks.on_point_end) run.hooks.on_point_end(run.point);
+    // Every rank ends the point together; a rank that skipped it while another timed it fails here.
+    if (run.ranked()) (void)run.config.group->gather(0, "the end of " + run.point.name);
   } catch (const std::exception& e) {
     run.result.status = PointStatus::Failed;
     run.result.reason = e.what();
@@ -188,6 +196,8 @@ void point_thread(PointRun& run) {
     run.result.status = PointStatus::Failed;
     run.result.reason = "unknown exception";
   }
+  // A rank whose point failed tells the others why at once (their waits would time out instead).
+  if (run.ranked() && run.result.status == PointStatus::Failed) run.config.group->abort(run.result.reason);
   const auto end = std::chrono::steady_clock::now();
   run.result.duration_seconds = std::chrono::duration<double>(end - t0).count();
   if (run.phases.timed_end != std::chrono::steady_clock::time_point{})  // sampling ended

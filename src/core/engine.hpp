@@ -14,6 +14,10 @@
 
 namespace pitot {
 
+namespace ranks {
+class Group;
+}
+
 struct RunConfig {
   double warmup_seconds = 0.02;     // untimed work before the first sample
   double min_sample_seconds = 0.0;  // a CPU sample loops until it lasts this long (0: backend default)
@@ -26,6 +30,10 @@ struct RunConfig {
   int interleave = 8;           // points sampled round-robin at once; 1 turns interleaving off
   std::uint64_t seed = 1;       // seeds the shuffled order
   bool profile = false;         // run each point once inside its range (pitot profile)
+  // A multi-rank world (src/program/ranked.cpp): its .multi_rank() points are timed across the
+  // ranks (src/core/ranked.cpp). Null: one rank, as always.
+  ranks::Group* group = nullptr;
+  int local_rank = 0;  // this process's rank on its host (the GPU a multi-rank point takes)
 };
 
 // One selected point of the program, ready to run.

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <vector>
 
 #include "core/engine.hpp"
 
@@ -20,6 +21,14 @@ struct PointRun {
   bool exec_called = false;
   bool skipped = false;
   double busy_seconds = 0;  // wall time this point held the turn
+  double bus_factor = -1;   // State::set_bus_factor (a collective): bus bandwidth = bytes x this / median
+
+  // Timed across the ranks of a multi-rank world (src/core/ranked.cpp).
+  bool ranked() const { return config.group && point.def->multi_rank; }
+  struct RankSpread {
+    std::vector<double> fastest, mean;  // per kept sample: the fastest rank's time, the ranks' mean
+    std::vector<int> slowest;           // per rank: the samples it was the slowest in
+  } rank_spread;
 
   // Where the point's own wall time went (backend_info "phases", docs/driver.md): the turns other
   // points held in between are in none of them.

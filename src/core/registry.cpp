@@ -83,6 +83,11 @@ Benchmark& Benchmark::version(std::string v) {
   return *this;
 }
 
+Benchmark& Benchmark::multi_rank() {
+  def_->multi_rank = true;
+  return *this;
+}
+
 Benchmark& Benchmark::timeout(double seconds) {
   if (!(seconds > 0)) return fail("timeout must be positive");
   def_->timeout_seconds = seconds;

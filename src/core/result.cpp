@@ -89,6 +89,7 @@ json to_json(const BenchmarkInfo& info) {
     for (auto& a : axes) a["reprs"] = a["values"];
   json j = {{"program", info.program}, {"name", info.name}, {"axes", axes}, {"version", info.version}, {"timeout", info.timeout_seconds}, {"code", info.code}, {"points", info.point_count()}, {"type", info.type}, {"unit", info.unit}, {"repr_values", info.repr_values}};
   if (!info.asv_key.empty()) j["asv_key"] = info.asv_key;  // only where set: older readers see nothing new
+  if (info.multi_rank) j["multi_rank"] = true;
   return j;
 }
 
@@ -104,6 +105,7 @@ BenchmarkInfo benchmark_from_json(const json& j) {
   b.unit = j.value("unit", "seconds");
   b.repr_values = j.value("repr_values", false);
   b.asv_key = j.value("asv_key", "");
+  b.multi_rank = j.value("multi_rank", false);
   return b;
 }
 

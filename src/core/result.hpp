@@ -27,6 +27,7 @@ struct BenchmarkInfo {
   std::string unit = "seconds";  // ... and its unit
   bool repr_values = false;      // the axes hold asv's reprs of the values (BenchmarkDef says why)
   std::string asv_key;           // set when the benchmark names its own asv key (BenchmarkDef says why)
+  bool multi_rank = false;       // its points run across ranks (docs/ranks.md)
   std::size_t point_count() const;
   // The benchmark's asv key: <program>.<name>, or the key it set itself.
   std::string full_name() const { return asv_key.empty() ? program + "." + name : asv_key; }

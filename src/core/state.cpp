@@ -6,9 +6,12 @@
 
 #include <pitot/benchmark.hpp>
 #include <pitot/detail/backend_info.hpp>
+#include <pitot/detail/ranks.hpp>
 
 #include "core/backend.hpp"
 #include "core/point_run.hpp"
+#include "core/ranked.hpp"
+#include "ranks/ranks.hpp"
 #include "core/untrusted.hpp"
 
 namespace pitot {
@@ -59,6 +62,14 @@ bool State::skipped() const { return run_.skipped; }
 void State::add_items(double n) { run_.result.items += n; }
 void State::add_bytes(double n) { run_.result.bytes += n; }
 void State::add_flops(double n) { run_.result.flops += n; }
+void State::set_bus_factor(double factor) {
+  if (!(factor >= 0) || !std::isfinite(factor)) throw UsageError("benchmark " + run_.point.def->name + ": set_bus_factor takes a factor >= 0");
+  run_.bus_factor = factor;
+}
+
+// A benchmark that is not .multi_rank() runs alone (on rank 0) even in a multi-rank world.
+int State::rank() const { return run_.ranked() ? run_.config.group->rank() : 0; }
+int State::world_size() const { return run_.ranked() ? run_.config.group->world_size() : 1; }
 
 const std::string& State::benchmark_name() const { return run_.point.def->name; }
 const std::string& State::point_name() const { return run_.point.name; }
@@ -81,6 +92,17 @@ struct StateAccess {
 };
 
 const DeviceOptions& device_options(State& state) { return StateAccess::point_run(state).device; }
+
+std::string broadcast_bytes(State& state, std::string_view bytes) {
+  PointRun& run = StateAccess::point_run(state);
+  if (!run.ranked()) return std::string(bytes);
+  return run.config.group->broadcast_bytes(bytes, "bytes from rank 0 in " + run.point.name);
+}
+
+int local_rank(State& state) {
+  PointRun& run = StateAccess::point_run(state);
+  return run.ranked() ? run.config.local_rank : 0;
+}
 
 void set_backend_info(State& state, std::string key, std::string json_value) {
   StateAccess::point_run(state).result.backend_info[std::move(key)] = nlohmann::json::parse(json_value);
@@ -108,6 +130,10 @@ void run_schedule(State& state, Sampler& sampler) {
   // The turn is held from the point's start (setup ran in it) until here.
   PointRun::Phases& phases = run.phases;
   phases.setup = seconds_since(phases.started);
+  if (run.ranked()) {
+    run_ranked(run, sampler);
+    return;
+  }
   const auto warmup_start = std::chrono::steady_clock::now();
   sampler.warmup(cfg.warmup_seconds, cfg.min_sample_seconds);
   phases.warmup = seconds_since(warmup_start);

@@ -19,6 +19,10 @@ constexpr std::array kKinds = {
     TrackKind{track::kCardSmClockMhz, "MHz", false},
     TrackKind{track::kCardTemperatureC, "degC", false},
     TrackKind{track::kCardPowerWatts, "W", false},
+    TrackKind{track::kBusGbytesPerSecond, "GB/s", true},
+    TrackKind{track::kRankFastestSeconds, "seconds", false},
+    TrackKind{track::kRankMeanSeconds, "seconds", false},
+    TrackKind{track::kStragglerRank, "rank", false},
 };
 }  // namespace
 

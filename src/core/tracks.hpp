@@ -29,6 +29,13 @@ inline constexpr std::string_view kGbytesPerJoule = "gbytes_per_joule";
 inline constexpr std::string_view kCardSmClockMhz = "card_sm_clock_mhz";
 inline constexpr std::string_view kCardTemperatureC = "card_temperature_c";
 inline constexpr std::string_view kCardPowerWatts = "card_power_watts";
+// Multi-rank points (docs/ranks.md): bus bandwidth (bytes x the collective's bus factor over the
+// median), and beside the sample (the slowest rank's) the fastest rank's and the ranks' mean
+// time, medians over the samples, and the rank most often slowest.
+inline constexpr std::string_view kBusGbytesPerSecond = "bus_gbytes_per_second";
+inline constexpr std::string_view kRankFastestSeconds = "rank_fastest_seconds";
+inline constexpr std::string_view kRankMeanSeconds = "rank_mean_seconds";
+inline constexpr std::string_view kStragglerRank = "straggler_rank";
 }  // namespace track
 
 // Every track pitot writes.

@@ -151,7 +151,8 @@ void exec_with_hooks(State& state, const DeviceOptions& options, std::function<v
   sampler.set_untrusted(options.untrusted);
   sampler.set_call_hooks(hooks);
   if (card_log) sampler.watch_card(&*card_log);
-  if (options.energy_seconds > 0) sampler.measure_energy_at_finish(kit.card.get(), options.energy_seconds);
+  // Energy runs the work back to back for a time each rank would measure alone: not across ranks.
+  if (options.energy_seconds > 0 && state.world_size() == 1) sampler.measure_energy_at_finish(kit.card.get(), options.energy_seconds);
   detail::run_schedule(state, sampler);
   if (card_log) {
     nlohmann::json info = card_log->summary();

@@ -241,12 +241,13 @@ void DeviceSampler::warmup(double warmup_seconds, double min_sample_seconds) {
   std::vector<double> spans;
   do {
     spans.push_back(sample().seconds);
-  } while (std::chrono::duration<double>(clock::now() - start).count() < warmup_seconds);
+  } while (agreed(std::chrono::duration<double>(clock::now() - start).count() < warmup_seconds));
   // The kernel clock may decline a point, unless the user forced it or the code is untrusted (there
   // work the clock cannot tie to the call is refused instead).
   const bool may_decline = kernel_clock() && !clock_forced_ && !untrusted_;
+  // Across ranks (docs/ranks.md) the clock declines when it would on any rank: all take one clock.
   const bool unmatched = (may_decline || (untrusted_ && kernel_clock())) &&
-                         kernel_clock::events_see_unmatched_work(median(spans), median(event_samples_));
+                         agreed_slowest(kernel_clock::events_see_unmatched_work(median(spans), median(event_samples_)) ? 1 : 0) > 0;
   if (untrusted_ && unmatched)
     throw std::runtime_error("untrusted: device work outside the timed call: the events saw more device time than the "
                              "kernel clock could tie to the call (work queued from another thread?)");
@@ -256,7 +257,7 @@ void DeviceSampler::warmup(double warmup_seconds, double min_sample_seconds) {
                 "with events (--clock kernel forces the kernel clock)";
     clock_ = Clock::Events;
     (void)sample();
-  } else if (may_decline && max_waves_ > 1) {
+  } else if (may_decline && agreed_slowest(max_waves_) > 1) {
     char waves[32];
     std::snprintf(waves, sizeof waves, "%.1f", max_waves_);
     declined_ = kernel_clock::demangle(widest_) + " runs " + waves +
@@ -289,8 +290,9 @@ void DeviceSampler::size_sample(double min_sample_seconds) {
   };
   const SampleSize size = ops::size_sample(kit_, mode, min_sample_seconds, graph_launches_, hot_seconds);
   mode_ = mode;
-  count_ = size.launches;
-  batches_ = size.batches;
+  // Across ranks every rank queues the most launches any rank chose (each measured its own card).
+  count_ = static_cast<std::int64_t>(agreed_slowest(static_cast<double>(size.launches)));
+  batches_ = static_cast<int>(agreed_slowest(size.batches));
 }
 
 void DeviceSampler::run_once() {

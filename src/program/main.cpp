@@ -25,6 +25,7 @@
 #include "program/main.hpp"
 #include "program/options.hpp"
 #include "program/outputs.hpp"
+#include "program/ranked.hpp"
 #include "program/replicate.hpp"
 
 #ifndef PITOT_PROGRAM_NAME
@@ -56,6 +57,7 @@ std::vector<BenchmarkInfo> benchmark_infos(const std::string& program, const std
     b.unit = d.unit;
     b.repr_values = d.repr_values;
     b.asv_key = d.asv_key;
+    b.multi_rank = d.multi_rank;
     infos.push_back(std::move(b));
   }
   return infos;
@@ -228,6 +230,7 @@ int run_program(int argc, char** argv) {
   }
   if (points.empty()) throw UsageError(no_point_message(o, plan_points(registry())));
 
+  const World world = enter_world(o, points);  // a multi-rank world joins its group here
   DriverChannel channel;
   const DeviceBackend* backend = device_backend();
   const PointHooks hooks = point_hooks(backend, o, channel);
@@ -246,8 +249,8 @@ int run_program(int argc, char** argv) {
     write_outputs(o, program, infos, results);
     return any_failed ? kExitPointsFailed : kExitOk;
   }
-  run_points(
-      program, to_run, o.run, [&](const PointResult& r) {
+  for (const auto& round : world_rounds(world, to_run)) run_points(
+      program, round, o.run, [&](const PointResult& r) {
         results.push_back(r);
         any_failed |= r.status == PointStatus::Failed;
         channel.send(json_text(to_json(PointMessage{r})));
@@ -258,6 +261,14 @@ int run_program(int argc, char** argv) {
           if (progress) std::cerr << "\n";
           std::cerr << program << ": " << r.name << ": " << r.reason << "\n"
                     << program << ": the device is lost after a sticky error; restart after point " << r.id << "\n";
+          write_outputs(o, program, infos, results);
+          std::fflush(nullptr);
+          std::_Exit(kExitDeviceLost);
+        }
+        if (const std::string broken = world_broken(world); !broken.empty()) {
+          // No later multi-rank point can run here: report and leave, like a lost device.
+          std::cerr << fmt::format("{}: rank {}: the ranks' group failed: {}\n{}: restart after point {}\n", program,
+                                   world.info.rank, broken, program, r.id);
           write_outputs(o, program, infos, results);
           std::fflush(nullptr);
           std::_Exit(kExitDeviceLost);

@@ -157,8 +157,10 @@ void Connections::await(Op op, std::string_view label) {
 
 void Connections::send_to_all(const Frame& f, std::string_view label) {
   const auto deadline = after(timeout_);
-  for (const Peer& p : peers_) {
+  for (Peer& p : peers_) {
     const Sent sent = send_frame(p.fd, f, deadline);
+    // A rank that aborted may have said why before closing: its reason beats "closed".
+    if (sent == Sent::closed && read_some(p) == Io::whole && p.frame.kind == Kind::abort) check(p, f.op, label);
     if (sent == Sent::closed)
       fail(fmt::format("rank {} closed its connection (it exited or crashed) before rank {} could send it {}", p.rank, info_.rank, where(f.op, label)), p.rank);
     if (sent == Sent::timeout)

@@ -13,6 +13,7 @@
 
 #include "core/engine.hpp"
 #include "core/tracks.hpp"
+#include "ranks/ranks.hpp"
 
 namespace {
 
@@ -257,8 +258,21 @@ TEST(Engine, TracksAreTheTablesNamesAndUnits) {
     pitot::detail::set_backend_info(s, "kernel_clock", R"({"busy_seconds": 0.0004})");
     s.exec_manual([] { return 0.5e-3; });
   }));
-  const PointResult r = run_all(defs, fast_config()).at("all");
+  // A collective timed across ranks (a group of one rank) makes the bus and the ranks' tracks.
+  defs.push_back(make_def("collective", [](State& s) {
+    s.add_bytes(1e9);
+    s.set_bus_factor(1.5);
+    s.exec_manual([] { return 0.5e-3; });
+  }));
+  defs.back().multi_rank = true;
+  pitot::ranks::Group one = pitot::ranks::Group::join(pitot::ranks::RankInfo{}, 1);
+  RunConfig config = fast_config();
+  config.group = &one;
+  const auto results = run_all(defs, config);
   std::set<std::string> made;
+  for (const Track& t : results.at("collective").tracks) made.insert(t.name);
+  EXPECT_NEAR(results.at("collective").tracks.back().value, 0, 1e-12) << "the straggler of one rank is rank 0";
+  const PointResult r = results.at("all");
   for (const Track& t : r.tracks) {
     const TrackKind* kind = track_kind(t.name);
     ASSERT_NE(kind, nullptr) << t.name << " is not in core/tracks.hpp's table";
@@ -268,6 +282,24 @@ TEST(Engine, TracksAreTheTablesNamesAndUnits) {
   }
   for (const TrackKind& kind : track_kinds()) EXPECT_TRUE(made.count(std::string(kind.name))) << kind.name << " was not made";
   EXPECT_EQ(made.size(), track_kinds().size());
+}
+
+// A collective's bytes cross links: bus bandwidth = bytes x factor / median, no share of the card's peak.
+TEST(Engine, BusBandwidthFromTheFactor) {
+  std::deque<BenchmarkDef> defs;
+  defs.push_back(make_def("c", [](State& s) {
+    s.add_bytes(1e9);
+    s.set_bus_factor(1.5);
+    pitot::detail::set_backend_info(s, "peak_gbytes_per_second", "4000");
+    s.exec_manual([] { return 0.5e-3; });
+  }));
+  const auto results = run_all(defs, fast_config());
+  std::map<std::string, double> tracks;
+  for (const Track& t : results.at("c").tracks) tracks[t.name] = t.value;
+  EXPECT_DOUBLE_EQ(tracks.at("gbytes_per_second"), 2000);
+  EXPECT_DOUBLE_EQ(tracks.at("bus_gbytes_per_second"), 3000);
+  EXPECT_EQ(tracks.count("percent_of_peak_bandwidth"), 0u);
+  EXPECT_EQ(tracks.count("straggler_rank"), 0u) << "not multi-rank: no ranks' tracks";
 }
 
 TEST(Engine, NoPercentOfPeakForDataTheCacheServes) {

@@ -31,6 +31,7 @@ struct BenchmarkDef {
   // The whole asv key when the benchmark names itself (asv's `benchmark_name`, which asv uses as
   // the key as it is); empty: the key is <program>.<name>.
   std::string asv_key;
+  bool multi_rank = false;  // runs in every rank of a multi-rank world (docs/ranks.md)
 };
 
 // All benchmarks of this program, in registration order (a deque: builders keep pointers).

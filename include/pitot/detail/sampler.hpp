@@ -27,6 +27,16 @@ struct Sample {
   bool throttled = false;
 };
 
+// How the ranks of a multi-rank point agree while a sampler warms up (src/core/ranked.cpp): every
+// loop whose count decides how often the work runs must end on every rank at once, or the
+// collectives in the work deadlock. Null in a world of one rank: each sampler decides alone.
+class Agreement {
+ public:
+  virtual ~Agreement() = default;
+  virtual bool rank0(bool mine) = 0;        // rank 0's decision on every rank
+  virtual double slowest(double mine) = 0;  // the largest of every rank's value, on every rank
+};
+
 // A backend's way of taking samples of one piece of work. The engine owns the schedule
 // (warm-up, batches, stopping rule); the sampler only knows how to take one sample.
 class Sampler {
@@ -45,6 +55,12 @@ class Sampler {
   virtual bool exhausted() const { return false; }
   // Called once when sampling ends (release buffers, streams).
   virtual void finish() {}
+  void set_agreement(Agreement* a) { agreement_ = a; }
+
+ protected:
+  bool agreed(bool mine) { return agreement_ ? agreement_->rank0(mine) : mine; }
+  double agreed_slowest(double mine) { return agreement_ ? agreement_->slowest(mine) : mine; }
+  Agreement* agreement_ = nullptr;
 };
 
 // Host steady-clock sampler: times `number` back-to-back calls and divides.
@@ -61,11 +77,11 @@ class CpuSampler final : public Sampler {
     do {
       double t = time_calls(number_);
       // Grow the inner loop until one sample is long enough to time well.
-      while (t * number_ < min_sample_seconds && number_ < (std::int64_t{1} << 40)) {
+      while (this->agreed(t * number_ < min_sample_seconds && number_ < (std::int64_t{1} << 40))) {
         number_ *= 2;
         t = time_calls(number_);
       }
-    } while (std::chrono::duration<double>(clock::now() - start).count() < warmup_seconds);
+    } while (this->agreed(std::chrono::duration<double>(clock::now() - start).count() < warmup_seconds));
   }
   Sample sample() override { return Sample{time_calls(number_)}; }
   std::int64_t iterations_per_sample() const override { return number_; }
@@ -91,8 +107,8 @@ class ManualSampler final : public Sampler {
     auto start = std::chrono::steady_clock::now();
     do {
       (void)work_();
-    } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
-             warmup_seconds);
+    } while (this->agreed(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
+                          warmup_seconds));
   }
   Sample sample() override { return Sample{static_cast<double>(work_())}; }
   std::int64_t iterations_per_sample() const override { return 1; }
