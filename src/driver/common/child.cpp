@@ -59,6 +59,7 @@ Child::Child(const ChildSpec& spec) : spec_(spec) {
     const std::vector<std::string> fenced = fenced_environment(scratch_->path());
     given.insert(given.end(), fenced.begin(), fenced.end());
   }
+  given.insert(given.end(), spec_.env.begin(), spec_.env.end());
   // The environment as it is, less what is set here (the result fd only with the channel).
   auto key_of = [](const std::string& kv) { return kv.substr(0, kv.find('=') + 1); };
   for (char** e = environ; *e; ++e)

@@ -24,6 +24,7 @@ struct ChildSpec {
   std::size_t tail_bytes = 64 * 1024;       // how much of stdout and stderr to keep (the end)
   std::size_t max_line_bytes = 256u << 20;  // a longer result line is a protocol error
   bool keep_all_stdout = false;             // keep stdout whole (for --list --json), up to max_line_bytes
+  std::vector<std::string> env;             // "KEY=value" set on top of the driver's (a rank's variables)
 };
 
 // How the child ended.

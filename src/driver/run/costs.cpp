@@ -10,6 +10,7 @@
 
 #include "core/bounded_json.hpp"
 #include "output/atomic_file.hpp"
+#include "driver/run/ranked_child.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -122,7 +123,10 @@ void CostMeter::run(const RunnerSettings& settings, const ProgramInfo& program,
                     const std::atomic<bool>& interrupted) {
   MeteredOutput metered(out);
   const auto t0 = SteadyClock::now();
-  ProgramRunner(settings, program, points, metered, interrupted).run();
+  const int ranks = program_ranks(settings.ranks, program);  // a multi-rank program: one child per rank
+  ProgramRunner(settings, program, points, metered, interrupted,
+                ranks > 1 ? start_ranked_children(ranks, program.list.device_count > 0) : start_real_child())
+      .run();
   const auto t1 = SteadyClock::now();
   if (interrupted || path_.empty() || !metered.first_ || !metered.last_ || metered.durations_.empty()) return;
   // The wall from the first point's start to the last point's report is the points'; it is shared

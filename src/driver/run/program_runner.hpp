@@ -55,6 +55,9 @@ struct RunnerSettings {
   int interleave = 8;                     // points a child samples at once; 1: one after another
   std::vector<std::string> program_args;  // given to every child: --axis, engine knobs, --timing...
   std::optional<int> device;              // --device N
+  // --ranks N for programs with .multi_rank() benchmarks (run/ranked_child.hpp); 0: one rank per
+  // GPU the program reported (one on a machine without).
+  int ranks = 0;
   // --untrusted: each point's samples are checked against the driver's own clock of its sampling
   // turns (src/core/untrusted.hpp, DriverClock).
   bool untrusted = false;

@@ -148,6 +148,9 @@ void setup(CLI::App& root) {
   cmd->add_option("--commit", o->commit, "Commit the results belong to (default: HEAD of the config's repo or of .)");
   cmd->add_option("--env", o->env, "asv environment name (default: compiler, version, build type, CUDA)");
   cmd->add_option("--devices", o->devices, "Run on these GPUs in parallel, one child each: all, or 0,1");
+  cmd->add_option("--ranks", o->ranks,
+                  "Processes of a multi-rank program, one per GPU, timed together (default: one per GPU; docs/ranks.md)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--shard", o->shard, "Run only the k-th of N deterministic shares of all points, e.g. 2/4");
   cmd->add_option("--json", o->json_path, "Write every result (failures with their reasons) as JSON to FILE (- for stdout)");
   cmd->add_option("--processes", o->processes,

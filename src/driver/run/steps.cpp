@@ -15,6 +15,7 @@
 #include "driver/common/child.hpp"
 #include "driver/common/command.hpp"
 #include "driver/common/files.hpp"
+#include "driver/run/ranked_child.hpp"
 #include "driver/run/self_timed.hpp"
 #include "program/cli_hints.hpp"
 
@@ -152,6 +153,10 @@ Selection select_points(const RunOptions& o, const std::vector<ProgramInfo>& pro
 // Step 3: the devices, one worker each (nullopt: the programs' default device, no --device).
 std::vector<std::optional<int>> choose_devices(const RunOptions& o, const std::vector<ProgramInfo>& programs) {
   if (o.devices.empty()) return {std::nullopt};
+  for (const auto& p : programs)
+    if (program_ranks(o.ranks, p) > 1)
+      throw InputError("--devices and the multi-rank program " + p.program +
+                       ": its ranks take one GPU each already; give --ranks N instead, or run it in its own pitot run");
   int available = 0;
   for (const auto& p : programs) available = std::max(available, p.list.device_count);
   std::vector<std::optional<int>> devices;
@@ -192,6 +197,11 @@ Database prepare_database(const RunOptions& o, const std::vector<ProgramInfo>& p
       in.requirements = program_requirements(programs[i]);
       in.environments = config ? &config->environments : nullptr;
       in.env = program_env(o, programs[i]);
+      // A multi-rank program's rows say how many ranks (GPUs) each point spanned, in an env of their own.
+      if (const int ranks = program_ranks(o.ranks, programs[i]); ranks > 1) {
+        in.env += fmt::format("-ranks{}", ranks);
+        in.requirements["ranks"] = std::to_string(ranks);
+      }
       if (d) {
         // Each GPU keeps its own results file and its own line in asv's graphs.
         in.env += fmt::format("-dev{}", *d);
@@ -213,6 +223,7 @@ RunnerSettings runner_settings(const RunOptions& o, std::optional<int> device) {
   s.timeout = o.timeout;
   s.interleave = o.no_interleave ? 1 : o.interleave;
   s.device = device;
+  s.ranks = o.ranks;
   for (const auto& a : o.axes) s.program_args.insert(s.program_args.end(), {"--axis", a});
   for (const auto& [flag, value] : o.passthrough) {
     s.program_args.push_back(flag);

@@ -43,6 +43,7 @@ struct RunOptions {
   bool no_asv = false;
   double timeout = 0;  // 0: each benchmark's own
   std::string devices;
+  int ranks = 0;  // --ranks N: processes of a multi-rank program (0: one per GPU; run/ranked_child.hpp)
   std::string shard;
   std::string json_path;
   ProgressMode progress = ProgressMode::Auto;
