@@ -266,15 +266,11 @@ void DeviceSampler::warmup(double warmup_seconds, double min_sample_seconds) {
     clock_ = Clock::Events;
     (void)sample();  // one sample on the new clock before timing starts
   }
-  if (card_log_) card_log_->read_now();  // the card as timing starts
-  // Reading the card leaves the device idle for about 5 ms, and on an H100 under its power cap
-  // the first sample after that pause ran 1.5-2 ms slower than the rest (12.6 ms GEMMs read
-  // 14-15 ms), which a lean process's median of two samples kept: one untimed sample first.
-  (void)sample();
   busy_samples_.clear();
   event_samples_.clear();
   breakdown_.clear();
   warm_ = true;
+  if (card_log_) card_log_->read_now();  // the card as timing starts
 }
 
 void DeviceSampler::size_sample(double min_sample_seconds) {
