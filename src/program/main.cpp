@@ -223,6 +223,7 @@ int run_program(int argc, char** argv) {
   const auto points = select_points(plan_points(registry()), o);
 
   if (o.list) {
+    if (listing_is_silent()) return kExitOk;  // under a launcher, rank 0 lists for all
     std::ostringstream text;
     print_list(text, program, infos, points, o.list_json, o.device.device);
     write_output(o.list_json ? o.json_path : "-", text.str());

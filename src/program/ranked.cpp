@@ -54,6 +54,14 @@ World enter_world(Options& o, const std::vector<PlannedPoint>& points) {
   return world;
 }
 
+bool listing_is_silent() {
+  try {
+    return ranks::ranks_from_environment().rank != 0;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
 std::vector<std::vector<PlannedPoint>> world_rounds(const World& world, const std::vector<PlannedPoint>& points) {
   if (!world.multi()) return {points};
   std::vector<PlannedPoint> together, alone;

@@ -26,6 +26,10 @@ struct World {
 // each rank at its GPU, joins the group and hands it to the engine (o.run.group).
 World enter_world(Options& o, const std::vector<PlannedPoint>& points);
 
+// True in a rank other than 0 of a multi-rank world (a bad launcher variable: false, and the run
+// reports it): such a rank prints no --list.
+bool listing_is_silent();
+
 // The points in the order a multi-rank world runs them: the .multi_rank() ones (every rank), then
 // on rank 0 the others (alone: the other ranks have left). A world of one rank: all, as given.
 std::vector<std::vector<PlannedPoint>> world_rounds(const World& world, const std::vector<PlannedPoint>& points);

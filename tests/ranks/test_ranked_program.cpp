@@ -141,6 +141,21 @@ TEST(RankedProgram, OneRankIsAPlainProgram) {
   EXPECT_EQ(track(p, "straggler_rank"), -1);
 }
 
+// --list under a launcher: rank 0 lists, the others print nothing.
+TEST(RankedProgram, OnlyRankZeroLists) {
+  const fs::path dir = fs::temp_directory_path() / ("pitot-ranked-list-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto ends = run_ranks(2, [&](int rank) -> std::string {
+    const int out = ::open((dir / ("list." + std::to_string(rank))).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(out, 1);
+    ::execl(PITOT_RANKED_PROGRAM, PITOT_RANKED_PROGRAM, "--list", static_cast<char*>(nullptr));
+    return "exec failed";
+  });
+  for (const RankEnd& e : ends) EXPECT_TRUE(e.exited && e.code == 0) << e.report;
+  EXPECT_NE(read_file(dir / "list.0").find("by_rank"), std::string::npos);
+  EXPECT_EQ(read_file(dir / "list.1"), "");
+}
+
 // A rank that crashes, hangs or throws at its third sample: rank 0 reports the point failed with
 // the reason, every surviving rank stops (exit 3 as for a lost device, "restart after"), none hangs.
 void expect_failed_point(int world, const std::string& how, int bad, const std::string& reason, double within) {
