@@ -83,3 +83,20 @@ TEST(RankedDriver, CrashedOrHungRankFailsItsPoint) {
 }
 
 }  // namespace
+
+namespace {
+
+// A worker per GPU (--devices) runs a multi-rank program as one rank on its GPU; --ranks beside it
+// is refused before anything runs.
+TEST(RankedDriver, DevicesRunOneRankEach) {
+  const DriverRun one = run_driver({"--devices", "0", "--filter", "^by_rank$"});
+  ASSERT_EQ(one.captured.end.code, 0) << one.captured.err;
+  const nlohmann::json p = point_of(one, "by_rank");
+  ASSERT_EQ(p.value("status", ""), "ok") << one.json.dump().substr(0, 2000);
+  EXPECT_FALSE(p.at("backend_info").contains("ranks"));
+  const DriverRun both = run_driver({"--devices", "0", "--ranks", "2"});
+  EXPECT_EQ(both.captured.end.code, 2);
+  EXPECT_NE(both.captured.err.find("--devices and --ranks"), std::string::npos) << both.captured.err;
+}
+
+}  // namespace

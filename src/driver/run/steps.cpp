@@ -153,10 +153,10 @@ Selection select_points(const RunOptions& o, const std::vector<ProgramInfo>& pro
 // Step 3: the devices, one worker each (nullopt: the programs' default device, no --device).
 std::vector<std::optional<int>> choose_devices(const RunOptions& o, const std::vector<ProgramInfo>& programs) {
   if (o.devices.empty()) return {std::nullopt};
-  for (const auto& p : programs)
-    if (program_ranks(o.ranks, p) > 1)
-      throw InputError("--devices and the multi-rank program " + p.program +
-                       ": its ranks take one GPU each already; give --ranks N instead, or run it in its own pitot run");
+  // One worker per GPU runs a multi-rank program as a world of one rank on its GPU: N ranks would
+  // take the other workers' GPUs.
+  if (o.ranks > 1)
+    throw InputError("--devices and --ranks: ranks take one GPU each, a worker per GPU takes one; give one of them");
   int available = 0;
   for (const auto& p : programs) available = std::max(available, p.list.device_count);
   std::vector<std::optional<int>> devices;
@@ -198,7 +198,7 @@ Database prepare_database(const RunOptions& o, const std::vector<ProgramInfo>& p
       in.environments = config ? &config->environments : nullptr;
       in.env = program_env(o, programs[i]);
       // A multi-rank program's rows say how many ranks (GPUs) each point spanned, in an env of their own.
-      if (const int ranks = program_ranks(o.ranks, programs[i]); ranks > 1) {
+      if (const int ranks = d ? 1 : program_ranks(o.ranks, programs[i]); ranks > 1) {
         in.env += fmt::format("-ranks{}", ranks);
         in.requirements["ranks"] = std::to_string(ranks);
       }
@@ -223,7 +223,7 @@ RunnerSettings runner_settings(const RunOptions& o, std::optional<int> device) {
   s.timeout = o.timeout;
   s.interleave = o.no_interleave ? 1 : o.interleave;
   s.device = device;
-  s.ranks = o.ranks;
+  s.ranks = device ? 1 : o.ranks;  // a worker per GPU (--devices): one rank on its GPU
   for (const auto& a : o.axes) s.program_args.insert(s.program_args.end(), {"--axis", a});
   for (const auto& [flag, value] : o.passthrough) {
     s.program_args.push_back(flag);
