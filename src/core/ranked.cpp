@@ -24,10 +24,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Rank 0's decisions and the slowest rank's values for the sampler's warm-up.
+// Rank 0's decisions and the slowest rank's values for the sampler (its warm-up, a GPU batch's start).
 class GroupAgreement final : public Agreement {
  public:
-  GroupAgreement(ranks::Group& group, const std::string& point) : group_(group), label_("the warm-up of " + point) {}
+  GroupAgreement(ranks::Group& group, const std::string& point) : group_(group), label_("a step of the sampler of " + point) {}
   bool rank0(bool mine) override { return group_.broadcast(mine ? 1 : 0, label_) != 0; }
   double slowest(double mine) override { return group_.gather(mine, label_).max; }
 

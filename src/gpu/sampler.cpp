@@ -348,11 +348,16 @@ DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
         break;
     }
     ops::probe_clock(kit_, stream_, true, sequence);
+    // Across ranks (docs/ranks.md) no rank's blocker lets its work run before every rank has
+    // queued its batch: the ranks' timed work then starts together, not one queueing time apart.
+    if (agreement_) (void)agreed_slowest(0);
   }
   PITOT_GPU_TRY(gpuStreamSynchronize(stream_));
   if (untrusted_) PITOT_GPU_TRY(gpuDeviceSynchronize());  // work on non-blocking streams ends inside the batch
   if (hooks_ && mode_ == Mode::Cold) hooks_->after_batch(stream_, count_);
-  if (blocker && signals->timed_out) {
+  // Across ranks the batch is taken again on every rank when any rank's blocker gave up (one rank
+  // alone would launch its collectives once more than the others).
+  if (agreed_slowest(blocker && signals->timed_out ? 1 : 0) > 0) {
     // The author's launch waited for the blocker: a profiler that serializes the kernels it
     // profiles (ncu -k / --nvtx-include, rocprof) or work that synchronizes with the host. Go on
     // without the blocker for the rest of the process (exec records it) and take this batch again.
