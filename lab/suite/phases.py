@@ -14,7 +14,7 @@ import collections
 import json
 import sys
 
-PHASES = ["setup", "warmup", "sampling", "finish", "teardown"]
+PHASES = ["setup", "warmup", "sampling", "deciding", "finish", "teardown"]
 
 
 def rows(reports, by_benchmark):

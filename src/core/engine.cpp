@@ -126,7 +126,8 @@ void finalize(PointRun& run, const std::string& program) {
   if (run.device.untrusted) r.backend_info["untrusted"] = true;  // failed points say it too
   if (run.exec_called)
     r.backend_info["phases"] = {{"setup_seconds", run.phases.setup},       {"warmup_seconds", run.phases.warmup},
-                                {"sampling_seconds", run.phases.sampling}, {"finish_seconds", run.phases.finish},
+                                {"sampling_seconds", run.phases.sampling}, {"deciding_seconds", run.phases.deciding},
+                                {"finish_seconds", run.phases.finish},
                                 {"teardown_seconds", run.phases.teardown}};
   if (r.status == PointStatus::Failed) return;
   if (run.skipped) {

@@ -37,6 +37,7 @@ struct PointRun {
     double setup = 0;     // from the start to the timed region (the benchmark's setup, the backend's)
     double warmup = 0;    // the sampler's warm-up and sizing
     double sampling = 0;  // the samples, over all the point's turns
+    double deciding = 0;  // the stopping rule between batches (grows with the samples kept)
     double finish = 0;    // the sampler's finish (an energy phase, buffers released)
     double teardown = 0;  // from the end of sampling to the benchmark's return
   } phases;

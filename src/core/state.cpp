@@ -179,9 +179,11 @@ void run_schedule(State& state, Sampler& sampler) {
     spent += seconds_since(batch_start);
     if (run.hooks.on_sampling_end) run.hooks.on_sampling_end(run.point);
     phases.sampling = spent;
+    const auto deciding_start = std::chrono::steady_clock::now();
     r.stop_reason = sampler.exhausted() ? "samples" : stop_reason(r.samples, spent, cfg);
     if (r.stop_reason.empty() && static_cast<int>(r.samples.size()) + r.discarded_samples >= cfg.max_samples)
       r.stop_reason = "max_samples";
+    phases.deciding += seconds_since(deciding_start);
     if (!r.stop_reason.empty()) break;
     run.yield_turn();
     run.wait_for_turn();

@@ -213,6 +213,7 @@ TEST(Engine, PhasesSplitAPointsOwnWall) {
   RunConfig c = fast_config();
   c.max_seconds = 0.05;
   c.ci_target = 1e-12;  // sampled to the time limit: a quiet machine's sleeps would stop it early
+  c.batch_seconds = 0.01;  // the default turn: a loaded machine's hand-offs between turns stay few
   auto out = run_all(defs, c);
   const nlohmann::json& ph = out["ph"].backend_info.at("phases");
   EXPECT_GE(ph.at("setup_seconds").get<double>(), 0.03);
@@ -221,7 +222,8 @@ TEST(Engine, PhasesSplitAPointsOwnWall) {
   EXPECT_GE(ph.at("sampling_seconds").get<double>(), 0.05);
   EXPECT_GE(ph.at("warmup_seconds").get<double>(), 0.0002);
   double sum = 0;
-  for (const char* k : {"setup_seconds", "warmup_seconds", "sampling_seconds", "finish_seconds", "teardown_seconds"})
+  for (const char* k : {"setup_seconds", "warmup_seconds", "sampling_seconds", "deciding_seconds", "finish_seconds",
+                        "teardown_seconds"})
     sum += ph.at(k).get<double>();
   EXPECT_LE(sum, out["ph"].duration_seconds + 1e-6);
   EXPECT_GE(sum, 0.9 * out["ph"].duration_seconds);  // one point at a time: nothing else held the turn
