@@ -3,7 +3,9 @@
 
 For each program: its points, their summed wall (duration), and that wall split by the phases
 every timed point records in backend_info["phases"] (setup, warm-up, sampling, finish, teardown),
-the device time of the cache flushes inside sampling (backend_info["flushes"]), and, when the
+the device time of the cache flushes inside sampling (backend_info["flushes"]), the host's time
+inside sampling on a GPU (backend_info["sampler_costs"]: queueing batches, waiting for the device,
+reading the kernel clock's records and the card), and, when the
 run's cost file is given, the process's start and exit beyond its points. Per point class (the
 program and benchmark) too, with --by-benchmark.
 
@@ -15,6 +17,7 @@ import json
 import sys
 
 PHASES = ["setup", "warmup", "sampling", "deciding", "finish", "teardown"]
+SAMPLER = ["queue", "wait", "clock_read", "card_read"]  # backend_info["sampler_costs"], inside sampling
 
 
 def rows(reports, by_benchmark):
@@ -32,7 +35,9 @@ def rows(reports, by_benchmark):
             for name in PHASES:
                 s[name] += info.get("phases", {}).get(name + "_seconds", 0.0)
             s["flush"] += info.get("flushes", {}).get("device_seconds", 0.0)
-            s["samples"] += len(p.get("samples", []))
+            for name in SAMPLER:
+                s[name] += info.get("sampler_costs", {}).get(name + "_seconds", 0.0)
+            s["samples"] += len(p.get("samples", [])) or (p.get("stats") or {}).get("n", 0)
     return sums
 
 
@@ -56,7 +61,7 @@ def main():
     a = ap.parse_args()
     sums = rows(a.reports, a.by_benchmark)
     start = process_seconds(a.costs)
-    cols = ["points", "duration"] + PHASES + ["flush", "samples"]
+    cols = ["points", "duration"] + PHASES + ["flush"] + SAMPLER + ["samples"]
     print("| what | " + " | ".join(cols) + (" | process start+exit |" if start else " |"))
     print("|---" * (len(cols) + 1 + bool(start)) + "|")
     total = collections.Counter()

@@ -178,6 +178,16 @@ void exec_with_hooks(State& state, const DeviceOptions& options, std::function<v
                              nlohmann::json{{"count", sampler.flushes()},
                                             {"device_seconds", static_cast<double>(sampler.flushes()) * kit.flush_seconds}}
                                  .dump());
+  if (const DeviceSampler::Costs& c = sampler.costs(); c.batches > 0)
+    detail::set_backend_info(state, "sampler_costs",
+                             nlohmann::json{{"batches", c.batches},
+                                            {"queue_seconds", c.queue_seconds},
+                                            {"wait_seconds", c.wait_seconds},
+                                            {"clock_read_seconds", c.clock_read_seconds},
+                                            {"clock_flushes", c.clock_flushes},
+                                            {"card_read_seconds", c.card_read_seconds},
+                                            {"card_reads", c.card_reads}}
+                                 .dump());
   // Without the blocker the host's launch latency can fall between the events (see run_batch);
   // it may have been given up during this point (a tool serializing launches).
   if (!kit.use_blocker) detail::set_backend_info(state, "blocking_kernel", "false");

@@ -300,7 +300,14 @@ void DeviceSampler::run_once() {
 #endif
 }
 
+namespace {
+double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+}  // namespace
+
 DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
+  const auto batch_start = std::chrono::steady_clock::now();
   if (untrusted_)
     if (const std::string why = ops::untrusted_before_batch(kit_); !why.empty()) throw std::runtime_error("untrusted: " + why);
   ops::before_batch(kit_, mode_);
@@ -352,8 +359,10 @@ DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
     // queued its batch: the ranks' timed work then starts together, not one queueing time apart.
     if (agreement_) (void)agreed_slowest(0);
   }
+  const auto queued = std::chrono::steady_clock::now();
   PITOT_GPU_TRY(gpuStreamSynchronize(stream_));
   if (untrusted_) PITOT_GPU_TRY(gpuDeviceSynchronize());  // work on non-blocking streams ends inside the batch
+  const auto waited = std::chrono::steady_clock::now();
   if (hooks_ && mode_ == Mode::Cold) hooks_->after_batch(stream_, count_);
   // Across ranks the batch is taken again on every rank when any rank's blocker gave up (one rank
   // alone would launch its collectives once more than the others).
@@ -376,15 +385,24 @@ DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
   }
   if (kclock) read_kernel_clock(first, times);
   *clock_ratio_out = ops::clock_ratio(kit_, sequence);
+  if (warm_) {
+    ++costs_.batches;
+    costs_.queue_seconds += seconds_between(batch_start, queued);
+    costs_.wait_seconds += seconds_between(queued, waited);
+    if (kclock) costs_.clock_read_seconds += seconds_between(waited, std::chrono::steady_clock::now());
+  }
   return times;
 }
 
 void DeviceSampler::read_kernel_clock(std::uint64_t first, BatchTimes& times) {
   activity_flush(matcher_);
+  int flushes = 1;
   for (int i = 0; i < kFlushRetries && matcher_.incomplete(first, count_, records_per_launch_) > 0; ++i) {
     std::this_thread::sleep_for(kFlushRetryWait);
     activity_flush(matcher_);
+    ++flushes;
   }
+  if (warm_) costs_.clock_flushes += flushes;
   const std::vector<kernel_clock::LaunchTime> launches = matcher_.take(first, count_);
   times.events = times.seconds;
   times.seconds = 0;
@@ -431,7 +449,15 @@ detail::Sample DeviceSampler::sample() {
     s.clock_ratio = *std::min_element(ratios.begin(), ratios.end());
     s.throttled = s.clock_ratio < throttle_ratio_;
   }
-  if (card_log_ && warm_) card_log_->read_if_due();  // between samples: the card is idle here
+  if (card_log_ && warm_) {  // between samples: the card is idle here
+    const auto before = std::chrono::steady_clock::now();
+    const std::size_t readings = card_log_->size();
+    card_log_->read_if_due();
+    if (card_log_->size() > readings) {
+      ++costs_.card_reads;
+      costs_.card_read_seconds += seconds_between(before, std::chrono::steady_clock::now());
+    }
+  }
   if (kernel_clock() && !s.throttled) {  // the engine keeps exactly these samples
     busy_samples_.push_back(sum.busy / launches);
     event_samples_.push_back(sum.events / launches);

@@ -104,6 +104,16 @@ class DeviceSampler final : public detail::Sampler {
   // Cache flushes launched while sampling (after warm-up): their device time is part of the
   // point's sampling wall (backend_info "flushes").
   std::int64_t flushes() const { return flushes_; }
+  // Where the host's time went while sampling (after warm-up), summed over the batches: queueing
+  // a batch behind its blocker, waiting for the device, reading the kernel clock's records (one
+  // flush of CUPTI's buffers, more when a launch's records come late), reading the card between
+  // samples (backend_info "sampler_costs"; lab/suite/phases.py sums them over a suite).
+  struct Costs {
+    std::int64_t batches = 0;
+    double queue_seconds = 0, wait_seconds = 0, clock_read_seconds = 0, card_read_seconds = 0;
+    std::int64_t clock_flushes = 0, card_reads = 0;
+  };
+  const Costs& costs() const { return costs_; }
 
   // The card's readings between samples after warm-up (none when `log` is null).
   void watch_card(card::PointLog* log) { card_log_ = log; }
@@ -173,6 +183,7 @@ class DeviceSampler final : public detail::Sampler {
   card::PointLog* card_log_ = nullptr;
   bool warm_ = false;  // warm-up done: the card is read from here on
   std::int64_t flushes_ = 0;
+  Costs costs_;
   card::Card* energy_card_ = nullptr;
   double energy_window_ = 0;
   std::optional<Energy> energy_;
