@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Issue 33, item 3: where a GPU point's sampling time goes on the host (backend_info
-# sampler_costs), over a slice of the bundled suite at pitot's default limits, one process a
-# program: bench_gemm's llama3.1-8b points, bench_cast and bench_copy whole, each once with the
-# default clock (the kernel clock where it takes the point) and bench_cast/bench_copy once more
-# with --clock events.
+# sampler_costs), over a slice of the bundled suite (bench_gemm's llama3.1-8b M=2048 points,
+# bench_cast and bench_copy whole), one process a program, in three passes: pitot's defaults,
+# longer samples (--min-sample-time 0.004: 4 ms of device work a sample instead of 1 ms, so each
+# sample's fixed host cost is paid over more launches), and the defaults again (the spread
+# between processes that any difference is to be read against).
 # Usage: lab/suite/sampler-costs-h200.sh BUILD OUT_DIR
-#   BUILD: a folder with src/driver/pitot and benchmarks/gpu/bench_* (libzip.so.4, libfmt.so.9 and
-#   libcupti.so.13 in BUILD/lib). Writes OUT_DIR/sampler-costs.tar.xz.
+#   BUILD: a folder with benchmarks/gpu/bench_{gemm,cast,copy} and lib/libcupti.so.13.
+#   Writes OUT_DIR/sampler-costs.tar.xz.
 set -uo pipefail
 build=$(cd "${1:?usage: sampler-costs-h200.sh BUILD OUT_DIR}" && pwd)
 out_root=${2:?usage: sampler-costs-h200.sh BUILD OUT_DIR}
@@ -28,13 +29,16 @@ run() {  # NAME PROGRAM ARGS...
   "$build/benchmarks/gpu/$program" --quiet --json "$out/$name.json" "$@" > "$out/$name.log" 2>&1
   echo "$name rc $? wall $(python3 -c "print(round($(now) - $s, 1))")" >> "$out/walls.txt"
 }
-run gemm bench_gemm --filter 'llama3\.1-8b'
-run cast bench_cast
-run copy bench_copy
-run cast-events bench_cast --clock events
-run copy-events bench_copy --clock events
+for pass in a1 long a2; do
+  extra=()
+  [ "$pass" = long ] && extra=(--min-sample-time 0.004)
+  run "$pass-gemm" bench_gemm --filter 'llama3\.1-8b.*M=2048' "${extra[@]}"
+  run "$pass-cast" bench_cast "${extra[@]}"
+  run "$pass-copy" bench_copy "${extra[@]}"
+done
 for f in "$out"/*.json; do
-  python3 "$here/phases.py" "$f" --by-benchmark > "${f%.json}-phases.md" 2>&1
+  python3 "$here/phases.py" "$f" > "${f%.json}-phases.md" 2>&1
 done
 tar -C "$out_root" -cJf "$out_root/sampler-costs.tar.xz" sampler-costs
-cat "$out/walls.txt" "$out"/*-phases.md
+cat "$out/walls.txt"
+for f in "$out"/*-phases.md; do echo "== $f"; tail -1 "$f"; done
