@@ -353,6 +353,10 @@ void setup(CLI::App& root) {
       ->required();
   cmd->add_option("head", a->head, "head: the same kind as base")->required();
   run::add_program_options(cmd, o);
+  cmd->add_option("--ranks", o->ranks,
+                  "Processes of a multi-rank program on each side, one per GPU, timed together (default: one per "
+                  "GPU; docs/ranks.md)")
+      ->check(CLI::Range(1, 1024));
   cmd->footer("Each process samples lean by default, " + lean_limits_text() +
               ": the verdict pools per-process medians across processes, so a process needs a median, not a "
               "narrow interval of its own (pitot run's defaults buy that, at about twice the time). Give any of "
