@@ -2,8 +2,9 @@
 // programs/ranked_ab.cpp built twice under one name (programs/base/ranked_ab and, 1.5x slower at
 // `slowed`, programs/head/ranked_ab). Two commits of one asv database, each run by `pitot run
 // --ranks 2 --processes 3`, land in the `-ranks2` env and compare: `slowed` slower (exit 1),
-// `steady` unchanged; base against itself exits 0. `pitot ab --ranks 2` runs both sides in 2 ranks
-// and gives the same verdicts (docs/ranks.md, docs/compare.md).
+// `steady` unchanged; base against itself exits 0; runs in 2 and 3 ranks are not compared.
+// `pitot ab --ranks 2` runs both sides in 2 ranks and gives the same verdicts (docs/ranks.md,
+// docs/compare.md).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -112,6 +113,26 @@ TEST(RankedCompare, CompareJudgesMultiRankRows) {
   v = verdicts(nlohmann::json::parse(c.out));
   EXPECT_EQ(v["ranked_ab.slowed"], "unchanged") << c.out.substr(0, 3000);
   EXPECT_EQ(v["ranked_ab.steady"], "unchanged") << c.out.substr(0, 3000);
+  fs::remove_all(dir);
+}
+
+// A point on 2 ranks is not the same point on 3: their envs (-ranks2, -ranks3) are not paired as
+// one renamed build, and with nothing else to compare it is bad input (exit 2) naming the ranks.
+TEST(RankedCompare, CompareRefusesOtherWorldSizes) {
+  const fs::path dir = temp_dir("worlds");
+  const fs::path results = dir / "results";
+  for (const auto& [ranks, commit] : {std::pair{"2", kBaseCommit}, std::pair{"3", kHeadCommit}}) {
+    std::vector<std::string> args = {"run", PITOT_RANKED_AB_BASE, "--ranks", ranks, "--machine", "testbox",
+                                     "--asv-dir", results.string(), "--commit", commit};
+    args.insert(args.end(), kQuick.begin(), kQuick.end());
+    const pitot::Captured c = pitot_cli(args);
+    ASSERT_EQ(c.end.code, 0) << ranks << " ranks: " << c.err;
+  }
+  const pitot::Captured c =
+      pitot_cli({"compare", kBaseCommit, kHeadCommit, "--results-dir", results.string(), "--machine", "testbox"});
+  EXPECT_EQ(c.end.code, 2) << c.out << c.err;
+  EXPECT_NE(c.err.find("ran in 2 ranks and head's"), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find("-ranks3 in 3"), std::string::npos) << c.err;
   fs::remove_all(dir);
 }
 

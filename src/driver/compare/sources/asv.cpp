@@ -23,6 +23,19 @@ json load_results_file(const fs::path& file) {
   return rethrow_as<AsvError, InputError>([&] { return load_asv_file(file, AsvFile::Results); });
 }
 
+// The ranks a results file's points spanned: its requirements' "ranks" (pitot run writes it for a
+// multi-rank program in N > 1 ranks), else "1". A file that does not load says "1" here and fails
+// later, where it is read.
+std::string ranks_of(const AsvResultsFile& file) {
+  try {
+    const json doc = load_results_file(file.path);
+    if (const auto r = doc.find("requirements"); r != doc.end() && r->is_object())
+      if (const auto n = r->find("ranks"); n != r->end() && n->is_string()) return n->get<std::string>();
+  } catch (const InputError&) {
+  }
+  return "1";
+}
+
 }  // namespace
 
 json parse_python_json(const std::string& text, const std::string& what) {
@@ -171,9 +184,19 @@ std::vector<EnvPair> pair_environments(const std::vector<AsvResultsFile>& base,
   for (const auto& h : head)
     if (std::none_of(base.begin(), base.end(), [&](const AsvResultsFile& b) { return b.env == h.env; }))
       head_left.push_back(&h);
-  // One env on each side left over: the same build under a new name (a compiler or CUDA update).
+  // One env on each side left over: the same build under a new name (a compiler or CUDA update),
+  // unless their points spanned different numbers of ranks (GPUs): a point on 2 GPUs is not the
+  // same point on 4. Such envs stay unpaired (named as not compared), or with nothing else to
+  // compare, it is bad input.
   if (base_left.size() == 1 && head_left.size() == 1) {
-    pairs.push_back({*base_left.front(), *head_left.front()});
+    const AsvResultsFile &b = *base_left.front(), &h = *head_left.front();
+    const std::string base_ranks = ranks_of(b), head_ranks = ranks_of(h);
+    if (base_ranks == head_ranks) pairs.push_back({b, h});
+    else if (pairs.empty())
+      throw InputError(fmt::format(
+          "base's environment {} ran in {} rank{} and head's {} in {}: a multi-rank point on one number of GPUs is "
+          "not the same point on another; compare runs of the same --ranks (docs/ranks.md)",
+          b.env, base_ranks, base_ranks == "1" ? "" : "s", h.env, head_ranks));
   } else if (!base_left.empty() && !head_left.empty()) {
     std::vector<std::string> b, h;
     for (const auto* f : base_left) b.push_back(f->env);
