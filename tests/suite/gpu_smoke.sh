@@ -30,4 +30,5 @@ run bench_cast --axis M=1024 --axis hidden=4096
 run bench_gemm --axis gemm_bf16:model=llama3.1-8b --axis gemm_fp8:model=llama3.1-8b --axis tp=8 --axis M=1024 \
   --axis moe_bf16:model=deepseek-v2 --axis moe_fp8:model=deepseek-v2 --axis ep=8 --axis n=4096
 run bench_attention --axis model=llama3.1-8b,qwen2.5-7b --axis seq=1024 --axis dtype=bf16 --axis layout=bshd
+run bench_overlap --axis n=2048 --axis bytes=2^24   # one rank: every schedule, each checked
 exit $status
