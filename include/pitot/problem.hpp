@@ -16,7 +16,9 @@
 // buffers it passes before each call, fills the outputs with a poison byte, and after each call
 // (outside the timed span) fingerprints the outputs and compares them with the reference's. The
 // expected outputs are computed before the submission runs and kept masked with a key from the
-// seed. A submission registers as an ordinary benchmark whose points are the problem's shapes.
+// seed. A problem that declares its submissions deterministic has every call's outputs compared
+// bit for bit with the first call's on the same input set. A submission registers as an ordinary
+// benchmark whose points are the problem's shapes.
 #pragma once
 
 #include <cstddef>
@@ -139,6 +141,14 @@ struct Problem {
   // shared by sets whose other inputs differ, so a result cached by one input's content (or by
   // the first input's) is the wrong answer for some of them.
   bool inputs_independent = false;
+  // The submission's outputs for the same input set must agree bit for bit across calls: the
+  // harness keeps the fingerprint of each set's first output and refuses a later call on that set
+  // whose outputs differ (a result that depends on the call: atomics' order, a kernel picked at
+  // run time, part of the output left unwritten or read before it is written). Off by default:
+  // within an atol/rtol tolerance a floating-point kernel may differ in its last bits from call
+  // to call. A bit-for-bit tolerance (the default) needs no flag: every call must equal the
+  // reference, so calls on the same set agree already.
+  bool deterministic = false;
 };
 
 // What a submission is: it reads `in`, writes `out`, and on CUDA queues its work on l.stream().

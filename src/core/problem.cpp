@@ -84,7 +84,11 @@ std::uint64_t os_seed() {
 }
 
 PointData::PointData(const Problem& p, const Shape& shape, std::uint64_t seed)
-    : name_(p.name), inputs_(specs_of(p, shape, false)), outputs_(specs_of(p, shape, true)), tolerance_(p.tolerance) {
+    : name_(p.name),
+      inputs_(specs_of(p, shape, false)),
+      outputs_(specs_of(p, shape, true)),
+      tolerance_(p.tolerance),
+      deterministic_(p.deterministic) {
   if (!p.generate || !p.reference) throw UsageError("problem " + p.name + ": a generate and a reference function are needed");
   if (p.draws < 2 || p.draws > 64) throw UsageError(fmt::format("problem {}: draws is {}; 2 to 64", p.name, p.draws));
   if (!tolerance_.exact && !(tolerance_.atol >= 0 && tolerance_.rtol >= 0))
@@ -132,8 +136,9 @@ nlohmann::json PointData::info() const {
   };
   nlohmann::json tolerance = tolerance_.exact ? nlohmann::json{{"exact", true}}
                                               : nlohmann::json{{"atol", tolerance_.atol}, {"rtol", tolerance_.rtol}};
-  return {{"name", name_},     {"draws", draws()},        {"sets", sets()}, {"inputs_combined", combined_},
-          {"inputs", list(inputs_)}, {"outputs", list(outputs_)}, {"tolerance", tolerance}};
+  return {{"name", name_},          {"draws", draws()},          {"sets", sets()},
+          {"inputs_combined", combined_}, {"inputs", list(inputs_)}, {"outputs", list(outputs_)},
+          {"tolerance", tolerance},    {"deterministic", deterministic_}};
 }
 
 PointData prepare(State& state, const Problem& p) {
@@ -146,9 +151,11 @@ PointData prepare(State& state, const Problem& p) {
   return PointData(p, shape, os_seed());
 }
 
-void record(State& state, const PointData& data, std::int64_t calls_checked, double check_seconds_per_call) {
+void record(State& state, const PointData& data, std::int64_t calls_checked, double check_seconds_per_call,
+            std::int64_t compared) {
   nlohmann::json info = data.info();
   info["calls_checked"] = calls_checked;
+  if (data.deterministic()) info["calls_compared_bit_for_bit"] = compared;
   info["check_seconds_per_call"] = check_seconds_per_call;
   detail::set_backend_info(state, "problem", info.dump());
 }
@@ -188,6 +195,22 @@ bool all_poisoned(const void* got, const BufferSpec& spec, unsigned char poison)
   return true;
 }
 
+std::int64_t poisoned_count(const void* got, const BufferSpec& spec, unsigned char poison) {
+  std::int64_t n = 0;
+  for (std::int64_t i = 0; i < spec.count; ++i) n += poisoned(spec.dtype, load_bits(got, spec.dtype, i), poison);
+  return n;
+}
+
+std::int64_t FirstOutputs::differs(int set, std::int64_t call, std::uint64_t hash) {
+  First& f = first_.at(static_cast<std::size_t>(set));
+  if (f.call == 0) {
+    f = First{call, hash};
+    return 0;
+  }
+  ++compared_;
+  return f.hash == hash ? 0 : f.call;
+}
+
 int other_set_matching(const PointData& data, int set, int o, const void* got) {
   for (int s = 0; s < data.sets(); ++s)
     if (s != set && !first_mismatch(got, data.expected(s, o).data(), data.outputs()[o], data.tolerance(), data.mask_key()))
@@ -216,6 +239,18 @@ std::string changed_after_reason(const std::string& prefix, std::int64_t call, c
   return prefix + fmt::format("output changed after call {} returned: its fingerprint when the call returned differs "
                               "from the one {} (work deferred past the timer, or the output rewritten later)",
                               call, when);
+}
+
+std::string nondeterministic_reason(const std::string& prefix, std::int64_t call, int set, std::int64_t first_call,
+                                    std::int64_t unwritten) {
+  const std::string why =
+      unwritten > 0 ? fmt::format("; {} of its elements still hold this call's poison (part of the output not written?)",
+                                  unwritten)
+                    : " (a result that depends on the call: atomics' order, a choice made at run time, memory read "
+                      "before it is written?)";
+  return prefix + fmt::format("non-deterministic output: call {} on input set {} differs bit for bit from call {} on the "
+                              "same set, and the problem declares its submissions deterministic{}",
+                              call, set, first_call, why);
 }
 
 std::string unsupported_reason(const std::string& what) { return std::string(untrusted::kPrefix) + what; }

@@ -45,6 +45,8 @@ class PointData {
   const std::vector<BufferSpec>& inputs() const { return inputs_; }
   const std::vector<BufferSpec>& outputs() const { return outputs_; }
   const Tolerance& tolerance() const { return tolerance_; }
+  // Whether the problem declares its submissions deterministic (Problem::deterministic).
+  bool deterministic() const { return deterministic_; }
   int draws() const { return static_cast<int>(draws_.size()); }
   int sets() const { return static_cast<int>(expected_.size()); }
   // Which draw input `j` of set `set` comes from.
@@ -66,6 +68,7 @@ class PointData {
   std::string name_;
   std::vector<BufferSpec> inputs_, outputs_;
   Tolerance tolerance_;
+  bool deterministic_ = false;
   bool combined_ = false;
   std::vector<std::vector<HostBlock>> draws_;     // [draw][input]
   std::vector<std::vector<HostBlock>> expected_;  // [set][output], masked
@@ -76,7 +79,10 @@ class PointData {
 // state (its throughput tracks and the speed floor), the data made from a seed from the OS.
 PointData prepare(State& state, const Problem& problem);
 // The point's backend_info "problem": the data's record and what the checks did.
-void record(State& state, const PointData& data, std::int64_t calls_checked, double check_seconds_per_call);
+// `compared`: the calls the determinism check compared (FirstOutputs::compared); recorded when
+// the problem declares it.
+void record(State& state, const PointData& data, std::int64_t calls_checked, double check_seconds_per_call,
+            std::int64_t compared = 0);
 
 // The fingerprint of a host buffer: what the CUDA check kernel computes of a device one.
 std::uint64_t fingerprint(const void* data, std::size_t bytes, std::uint64_t key);
@@ -90,9 +96,31 @@ std::optional<Mismatch> first_mismatch(const void* got, const void* expected_mas
                                        const Tolerance& tolerance, std::uint64_t mask_key);
 // Whether every element of `got` still holds the poison byte.
 bool all_poisoned(const void* got, const BufferSpec& spec, unsigned char poison);
+// How many elements of `got` hold the poison byte.
+std::int64_t poisoned_count(const void* got, const BufferSpec& spec, unsigned char poison);
 // A set other than `set` whose expected output `o` `got` matches (a result cached from other
 // inputs), or -1.
 int other_set_matching(const PointData& data, int set, int o, const void* got);
+
+// The determinism check (Problem::deterministic): the outputs' fingerprint of the first call on
+// each input set, which every later call on that set must equal.
+class FirstOutputs {
+ public:
+  explicit FirstOutputs(int sets) : first_(static_cast<std::size_t>(sets)) {}
+  // Call `call` on `set` gave outputs of fingerprint `hash`: the first call on the set it differs
+  // from, or 0 (the set's first call, or the same bits). The first call's fingerprint is kept.
+  std::int64_t differs(int set, std::int64_t call, std::uint64_t hash);
+  // Calls compared with an earlier one on their set (not counting each set's first).
+  std::int64_t compared() const { return compared_; }
+
+ private:
+  struct First {
+    std::int64_t call = 0;  // 0: the set not seen yet
+    std::uint64_t hash = 0;
+  };
+  std::vector<First> first_;
+  std::int64_t compared_ = 0;
+};
 
 // The reasons a call is refused with; `prefix` is "untrusted: " under --untrusted, else "problem: ".
 std::string prefix_for(bool untrusted);
@@ -100,6 +128,9 @@ std::string wrong_output_reason(const std::string& prefix, std::int64_t call, co
                                 const Mismatch& m, const Tolerance& tolerance, int other_set);
 std::string not_written_reason(const std::string& prefix, std::int64_t call, const BufferSpec& output);
 std::string changed_after_reason(const std::string& prefix, std::int64_t call, const char* when);
+// `unwritten`: the elements of the call's outputs that still hold its poison (named when some do).
+std::string nondeterministic_reason(const std::string& prefix, std::int64_t call, int set, std::int64_t first_call,
+                                    std::int64_t unwritten);
 // Where a problem cannot run (a mode without a span between calls, a backend without problems).
 std::string unsupported_reason(const std::string& what);
 

@@ -1,6 +1,7 @@
 // A CPU submission timed against a problem (include/pitot/problem.hpp): the sampler times each call
 // alone on the host clock, and between calls (outside the timed span) stages the next input set,
-// poisons the outputs, and fingerprints and checks what the call wrote.
+// poisons the outputs, and fingerprints and checks what the call wrote (against the reference's,
+// and where the problem declares it, bit for bit against the first call's on the same set).
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
@@ -27,7 +28,7 @@ double seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 class CpuProblemSampler final : public detail::Sampler {
  public:
   CpuProblemSampler(PointData& data, const CpuSubmission& submit, std::string prefix)
-      : data_(data), submit_(submit), prefix_(std::move(prefix)) {
+      : data_(data), submit_(submit), prefix_(std::move(prefix)), first_(data.sets()) {
     for (const auto& s : data_.inputs()) staged_.emplace_back(s.bytes());
     for (const auto& s : data_.outputs()) out_.emplace_back(s.bytes());
     for (std::size_t j = 0; j < staged_.size(); ++j) in_views_.emplace_back(staged_[j].data(), data_.inputs()[j]);
@@ -57,6 +58,7 @@ class CpuProblemSampler final : public detail::Sampler {
     look_again("after the last call, 20 ms later");
   }
   std::int64_t calls() const { return calls_; }
+  std::int64_t compared() const { return first_.compared(); }
   double check_seconds_per_call() const { return calls_ > 0 ? check_seconds_ / static_cast<double>(calls_) : 0; }
 
  private:
@@ -80,6 +82,7 @@ class CpuProblemSampler final : public detail::Sampler {
     ++calls_;
     hash_ = fingerprint();
     verify();
+    if (data_.deterministic()) same_as_first();
     check_seconds_ += seconds((t0 - c0) + (Clock::now() - t1));
     return seconds(t1 - t0);
   }
@@ -109,6 +112,19 @@ class CpuProblemSampler final : public detail::Sampler {
     }
   }
 
+  // The call's outputs bit for bit against the first call's on the same set; a difference is
+  // refused, as deferred work when the output still changes after the call returned.
+  void same_as_first() {
+    const std::int64_t first = first_.differs(set_, calls_, hash_);
+    if (first == 0) return;
+    std::this_thread::sleep_for(kSettle);
+    if (fingerprint() != hash_) throw std::runtime_error(problem::changed_after_reason(prefix_, calls_, "20 ms later"));
+    std::int64_t unwritten = 0;
+    for (std::size_t o = 0; o < out_.size(); ++o)
+      unwritten += problem::poisoned_count(out_[o].data(), data_.outputs()[o], poison_);
+    throw std::runtime_error(problem::nondeterministic_reason(prefix_, calls_, set_, first, unwritten));
+  }
+
   void look_again(const char* when) const {
     if (calls_ > 0 && fingerprint() != hash_) throw std::runtime_error(problem::changed_after_reason(prefix_, calls_, when));
   }
@@ -124,6 +140,7 @@ class CpuProblemSampler final : public detail::Sampler {
   int set_ = 0;
   unsigned char poison_ = 0;
   std::uint64_t hash_ = 0;  // the outputs' fingerprint when the last call returned
+  problem::FirstOutputs first_;  // each set's first fingerprint (Problem::deterministic)
 };
 
 }  // namespace
@@ -137,10 +154,10 @@ void run_problem(State& state, const Problem& p, const CpuSubmission& submit) {
   try {
     run_schedule(state, sampler);
   } catch (...) {
-    problem::record(state, data, sampler.calls(), sampler.check_seconds_per_call());
+    problem::record(state, data, sampler.calls(), sampler.check_seconds_per_call(), sampler.compared());
     throw;
   }
-  problem::record(state, data, sampler.calls(), sampler.check_seconds_per_call());
+  problem::record(state, data, sampler.calls(), sampler.check_seconds_per_call(), sampler.compared());
 }
 
 }  // namespace detail

@@ -4,7 +4,9 @@
 // events (src/gpu/sampler.hpp, CallHooks): before it, a set chosen by the harness is copied into
 // the inputs and the outputs are filled with a poison byte; after it, a check kernel takes the
 // outputs' fingerprints and compares them with the reference's. Once the batch has finished
-// (device synchronized) the outputs are fingerprinted again and every call's check is read.
+// (device synchronized) the outputs are fingerprinted again and every call's check is read; where
+// the problem declares its submissions deterministic, each call's fingerprint is compared with the
+// first one of its input set (kept on the host across batches).
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -51,7 +53,7 @@ std::unique_ptr<DeviceBlock> upload(const problem::HostBlock& host) {
 
 class ProblemHooks final : public CallHooks {
  public:
-  ProblemHooks(PointData& data, std::string prefix) : data_(data), prefix_(std::move(prefix)) {
+  ProblemHooks(PointData& data, std::string prefix) : data_(data), prefix_(std::move(prefix)), first_(data.sets()) {
     const std::size_t inputs = data_.inputs().size(), outputs = data_.outputs().size();
     for (int d = 0; d < data_.draws(); ++d)
       for (std::size_t j = 0; j < inputs; ++j) draws_.push_back(upload(data_.draw_input(d, static_cast<int>(j))));
@@ -73,6 +75,7 @@ class ProblemHooks final : public CallHooks {
   Buffers inputs() const { return in_views_; }
   Buffers outputs() const { return out_views_; }
   std::int64_t calls() const { return calls_; }
+  std::int64_t compared() const { return first_.compared(); }
   double check_seconds_per_call() const { return calls_ > 0 ? check_seconds_ / static_cast<double>(calls_) : 0; }
 
   void before_call(cudaStream_t stream, std::int64_t k) override {
@@ -99,7 +102,10 @@ class ProblemHooks final : public CallHooks {
     if (launches > 0 && hash_of(kMaxColdLaunches) != hash_of(launches - 1))
       throw std::runtime_error(problem::changed_after_reason(prefix_, calls_, "after the batch's final synchronize"));
     last_hash_ = hash_of(launches - 1);
-    for (std::int64_t k = 0; k < launches; ++k) refuse_if_wrong(k, before + k + 1);
+    for (std::int64_t k = 0; k < launches; ++k) {
+      refuse_if_wrong(k, before + k + 1);
+      if (data_.deterministic()) refuse_if_not_first(k, before + k + 1);
+    }
     check_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   // After the last batch: the outputs once more, a while later.
@@ -165,6 +171,17 @@ class ProblemHooks final : public CallHooks {
     }
   }
 
+  // Call k's fingerprint against the first one of its set. It runs after the batch's look for a
+  // deferred write (the last call's outputs against the ones after the final synchronize), so a
+  // submission that defers its work is named as such when the batch's last call shows it.
+  void refuse_if_not_first(std::int64_t k, std::int64_t call) {
+    const std::int64_t first = first_.differs(sets_[k], call, hash_of(k));
+    if (first == 0) return;
+    std::int64_t unwritten = 0;
+    for (std::size_t o = 0; o < out_.size(); ++o) unwritten += static_cast<std::int64_t>(host_slots_[slot(k, o)].unwritten);
+    throw std::runtime_error(problem::nondeterministic_reason(prefix_, call, sets_[k], first, unwritten));
+  }
+
   double expected_value(int set, std::size_t o, std::int64_t index) const {
     const BufferSpec& spec = data_.outputs()[o];
     const std::uint64_t bits = problem::load_bits(data_.expected(set, static_cast<int>(o)).data(), spec.dtype, index) ^
@@ -184,6 +201,7 @@ class ProblemHooks final : public CallHooks {
   std::int64_t calls_ = 0;
   std::uint64_t last_hash_ = 0;
   double check_seconds_ = 0;  // reading the checks after each batch (the device's part is in the batch)
+  problem::FirstOutputs first_;  // each set's first fingerprint (Problem::deterministic)
 };
 
 }  // namespace
@@ -207,10 +225,10 @@ void exec_problem(State& state, const DeviceOptions& options, const Problem& p, 
     exec_with_hooks(state, options, std::move(work), &hooks);
     if (!state.skipped()) hooks.final_look(nullptr);
   } catch (...) {
-    problem::record(state, data, hooks.calls(), hooks.check_seconds_per_call());
+    problem::record(state, data, hooks.calls(), hooks.check_seconds_per_call(), hooks.compared());
     throw;
   }
-  problem::record(state, data, hooks.calls(), hooks.check_seconds_per_call());
+  problem::record(state, data, hooks.calls(), hooks.check_seconds_per_call(), hooks.compared());
 }
 
 }  // namespace pitot::cuda

@@ -6,8 +6,13 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <deque>
 #include <map>
+#include <memory>
 #include <set>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include <pitot/pitot.hpp>
 #include <pitot/problem.hpp>
@@ -220,4 +225,96 @@ TEST(Problem, SubmissionRefusedOrAcceptedThroughTheEngine) {
   EXPECT_EQ(out["first_only"].status, PointStatus::Failed);
   EXPECT_EQ(out["first_only"].reason.rfind("problem: wrong output from call", 0), 0u) << out["first_only"].reason;
   EXPECT_NE(out["first_only"].reason.find("answer to other inputs"), std::string::npos);
+}
+
+TEST(Problem, FirstOutputsKeepEachSetsFirstFingerprint) {
+  problem::FirstOutputs first(3);
+  EXPECT_EQ(first.differs(0, 1, 0xAA), 0);  // each set's first call sets its fingerprint
+  EXPECT_EQ(first.differs(2, 2, 0xBB), 0);
+  EXPECT_EQ(first.compared(), 0);
+  EXPECT_EQ(first.differs(0, 3, 0xAA), 0);  // the same bits
+  EXPECT_EQ(first.differs(2, 4, 0xAA), 2);  // set 2's first call was call 2: another set's bits do not count
+  EXPECT_EQ(first.differs(0, 5, 0xAB), 1);  // set 0 differs from its first call
+  EXPECT_EQ(first.differs(0, 6, 0xAA), 0);  // the first call's fingerprint is kept, not the latest
+  EXPECT_EQ(first.differs(1, 7, 0xAB), 0);  // set 1 seen first now
+  EXPECT_EQ(first.compared(), 4);
+  EXPECT_THROW((void)first.differs(3, 8, 0), std::out_of_range);
+}
+
+TEST(Problem, NonDeterministicReasonNamesTheCallsAndThePoison) {
+  const std::string plain = problem::nondeterministic_reason("problem: ", 12, 4, 3, 0);
+  EXPECT_EQ(plain.rfind("problem: non-deterministic output: call 12 on input set 4 differs bit for bit from call 3 "
+                        "on the same set",
+                        0),
+            0u)
+      << plain;
+  EXPECT_EQ(plain.find("poison"), std::string::npos) << plain;
+  const std::string unwritten = problem::nondeterministic_reason("untrusted: ", 9, 0, 2, 5);
+  EXPECT_EQ(unwritten.rfind("untrusted: non-deterministic output: call 9 on input set 0", 0), 0u) << unwritten;
+  EXPECT_NE(unwritten.find("5 of its elements still hold this call's poison"), std::string::npos) << unwritten;
+  std::vector<float> out(64, 1.0f);
+  std::memset(out.data() + 10, 0x35, 3 * sizeof(float));
+  EXPECT_EQ(problem::poisoned_count(out.data(), {"c", DType::F32, 64}, 0x35), 3);
+  EXPECT_EQ(problem::poisoned_count(out.data(), {"c", DType::F32, 64}, 0x37), 0);
+}
+
+namespace {
+
+// add_problem's answer; on every other call the last bit of each nonzero element raised (within
+// the tolerance's rtol of 1e-6: the values are below 2000).
+CpuSubmission jitter() {
+  auto calls = std::make_shared<std::int64_t>(0);
+  return [calls](Buffers in, Buffers out) {
+    const bool odd = (++*calls & 1) != 0;
+    for (std::int64_t i = 0; i < 64; ++i) {
+      float c = in[0].as<const float>()[i] + in[1].as<const float>()[i];
+      if (odd && c != 0) c = std::nextafter(c, std::numeric_limits<float>::infinity());
+      out[0].as<float>()[i] = c;
+    }
+  };
+}
+
+CpuSubmission honest_add() {
+  return [](Buffers in, Buffers out) {
+    for (std::int64_t i = 0; i < 64; ++i) out[0].as<float>()[i] = in[0].as<const float>()[i] + in[1].as<const float>()[i];
+  };
+}
+
+// Each (name, problem, submission) as a point of its own; the results by name.
+std::map<std::string, PointResult> run_submissions(const std::vector<std::tuple<std::string, Problem, CpuSubmission>>& subs) {
+  std::deque<BenchmarkDef> defs(subs.size());
+  for (std::size_t i = 0; i < subs.size(); ++i) {
+    defs[i].name = std::get<0>(subs[i]);
+    defs[i].fn = [&sub = subs[i]](State& s) { detail::run_problem(s, std::get<1>(sub), std::get<2>(sub)); };
+  }
+  RunConfig c;
+  c.min_samples = 5;
+  c.max_seconds = 0.05;
+  std::map<std::string, PointResult> out;
+  run_points("test", plan_points(defs), c, [&](const PointResult& r) { out[r.name] = r; });
+  return out;
+}
+
+}  // namespace
+
+TEST(Problem, DeterministicProblemRefusesOutputsThatDependOnTheCall) {
+  Problem strict = add_problem(3, true);
+  strict.deterministic = true;
+  const Problem loose = add_problem(3, true);
+  auto out = run_submissions({{"honest", strict, honest_add()},
+                              {"jitter", strict, jitter()},
+                              {"jitter_allowed", loose, jitter()}});
+  EXPECT_EQ(out["honest"].status, PointStatus::Ok) << out["honest"].reason;
+  const auto& info = out["honest"].backend_info["problem"];
+  EXPECT_TRUE(info["deterministic"].get<bool>());
+  // Every call after each set's first is compared (9 sets).
+  EXPECT_EQ(info["calls_compared_bit_for_bit"].get<std::int64_t>(), info["calls_checked"].get<std::int64_t>() - 9);
+  EXPECT_EQ(out["jitter"].status, PointStatus::Failed);
+  EXPECT_EQ(out["jitter"].reason.rfind("problem: non-deterministic output: call ", 0), 0u) << out["jitter"].reason;
+  EXPECT_NE(out["jitter"].reason.find("differs bit for bit from call"), std::string::npos);
+  EXPECT_GE(out["jitter"].backend_info["problem"]["calls_compared_bit_for_bit"].get<std::int64_t>(), 1);
+  // Without the flag the same submission is within the tolerance, so accepted.
+  EXPECT_EQ(out["jitter_allowed"].status, PointStatus::Ok) << out["jitter_allowed"].reason;
+  EXPECT_FALSE(out["jitter_allowed"].backend_info["problem"]["deterministic"].get<bool>());
+  EXPECT_FALSE(out["jitter_allowed"].backend_info["problem"].contains("calls_compared_bit_for_bit"));
 }
