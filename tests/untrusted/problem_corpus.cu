@@ -1,5 +1,5 @@
 // The attacks on a problem's timing on a GPU (docs/untrusted.md, "Problems"): the CPU stand-ins of
-// problem_submissions.cpp as CUDA submissions to the same problem, beside an honest control.
+// problem_submissions.cpp as CUDA submissions to the same problem, beside honest controls.
 // check_problems.py --gpu runs them through pitot run --untrusted (expected_problem_corpus.json);
 // without a GPU the test is skipped.
 #include <cuda_runtime.h>
@@ -15,6 +15,7 @@
 namespace {
 
 const pitot::Problem kProblem = untrusted_problems::multiply_add({1 << 20});
+const pitot::Problem kDeterministicProblem = untrusted_problems::declared_deterministic(kProblem);
 constexpr int kThreads = 256;
 constexpr int kKey = 64;        // the floats of input 0 a content cache keys on
 constexpr int kEntries = 16;    // the content cache's entries (the problem has 3 distinct inputs 0)
@@ -35,8 +36,9 @@ void compute(pitot::Buffers in, pitot::Buffers out, cudaStream_t s) {
   multiply_add<<<grid_of(n), kThreads, 0, s>>>(in[0].as<const float>(), in[1].as<const float>(), out[0].as<float>(), n);
 }
 
-// The control: the work on pitot's stream, every call.
+// The controls: the work on pitot's stream, every call.
 void honest(pitot::Buffers in, pitot::Buffers out, pitot::Launch& l) { compute(in, out, l.stream()); }
+void honest_deterministic(pitot::Buffers in, pitot::Buffers out, pitot::Launch& l) { compute(in, out, l.stream()); }
 
 // Caches the result by the input's address: computed once per pointer, copied after that.
 void cache_by_pointer(pitot::Buffers in, pitot::Buffers out, pitot::Launch& l) {
@@ -150,6 +152,25 @@ void deferred_stream(pitot::Buffers in, pitot::Buffers out, pitot::Launch& l) {
                                                       out[0].as<float>(), n, 50'000);
 }
 
+__global__ void jittered_multiply_add(const float* a, const float* b, float* c, std::int64_t n, bool raise) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const float v = a[i] * b[i] + a[i];
+  c[i] = raise ? nextafterf(v, INFINITY) : v;
+}
+
+// The work, with each element's last bit raised on every other call (1 ulp, within the problem's
+// atol): a result that depends on the call, as atomics' order would make it. Refused where the
+// problem declares its submissions deterministic, accepted where it does not.
+void jitter(pitot::Buffers in, pitot::Buffers out, pitot::Launch& l) {
+  static std::int64_t calls = 0;
+  const std::int64_t n = out[0].count();
+  jittered_multiply_add<<<grid_of(n), kThreads, 0, l.stream()>>>(in[0].as<const float>(), in[1].as<const float>(),
+                                                                 out[0].as<float>(), n, (++calls & 1) != 0);
+}
+void last_bit_jitter(pitot::Buffers in, pitot::Buffers out, pitot::Launch& l) { jitter(in, out, l); }
+void last_bit_jitter_allowed(pitot::Buffers in, pitot::Buffers out, pitot::Launch& l) { jitter(in, out, l); }
+
 }  // namespace
 
 PITOT_SUBMISSION(kProblem, honest);
@@ -158,3 +179,6 @@ PITOT_SUBMISSION(kProblem, cache_by_first_input);
 PITOT_SUBMISSION(kProblem, skip_after_calls);
 PITOT_SUBMISSION(kProblem, wrong_after_calls);
 PITOT_SUBMISSION(kProblem, deferred_stream);
+PITOT_SUBMISSION(kDeterministicProblem, honest_deterministic);
+PITOT_SUBMISSION(kDeterministicProblem, last_bit_jitter);
+PITOT_SUBMISSION(kProblem, last_bit_jitter_allowed);

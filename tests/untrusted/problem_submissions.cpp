@@ -4,7 +4,9 @@
 // GPU are in problem_corpus.cu.
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <string>
 #include <thread>
@@ -18,6 +20,7 @@ namespace {
 
 const pitot::Problem kProblem = untrusted_problems::multiply_add({4096});
 const pitot::Problem kIntProblem = untrusted_problems::int_axpy({4096});
+const pitot::Problem kDeterministicProblem = untrusted_problems::declared_deterministic(kProblem);
 
 void multiply_add(const float* a, const float* b, float* c, std::int64_t from, std::int64_t to) {
   for (std::int64_t i = from; i < to; ++i) c[i] = a[i] * b[i] + a[i];
@@ -36,6 +39,8 @@ void honest_threads(pitot::Buffers in, pitot::Buffers out) {  // two threads, bo
   multiply_add(in[0].as<const float>(), in[1].as<const float>(), out[0].as<float>(), n / 2, n);
   half.join();
 }
+
+void honest_deterministic(pitot::Buffers in, pitot::Buffers out) { compute(in, out); }
 
 void honest_int(pitot::Buffers in, pitot::Buffers out) {
   const auto* x = in[0].as<const std::uint32_t>();
@@ -93,6 +98,20 @@ void deferred_thread(pitot::Buffers in, pitot::Buffers out) {
   }).detach();
 }
 
+// The work, then on every other call each element's last bit raised (1 ulp, within the problem's
+// atol of 1e-6 for |c| <= 2): a result that depends on the call, as atomics' order or a kernel
+// picked at run time makes it. Every call passes the tolerance; the problem declared
+// deterministic refuses it, the same problem without the flag accepts it.
+void jitter(pitot::Buffers in, pitot::Buffers out) {
+  static std::int64_t calls = 0;
+  compute(in, out);
+  if ((++calls & 1) == 0) return;
+  float* c = out[0].as<float>();
+  for (std::int64_t i = 0; i < out[0].count(); ++i) c[i] = std::nextafter(c[i], std::numeric_limits<float>::infinity());
+}
+void last_bit_jitter(pitot::Buffers in, pitot::Buffers out) { jitter(in, out); }
+void last_bit_jitter_allowed(pitot::Buffers in, pitot::Buffers out) { jitter(in, out); }
+
 }  // namespace
 
 PITOT_SUBMISSION(kProblem, honest);
@@ -103,3 +122,6 @@ PITOT_SUBMISSION(kProblem, cache_by_first_input);
 PITOT_SUBMISSION(kProblem, skip_after_calls);
 PITOT_SUBMISSION(kProblem, wrong_after_calls);
 PITOT_SUBMISSION(kProblem, deferred_thread);
+PITOT_SUBMISSION(kDeterministicProblem, honest_deterministic);
+PITOT_SUBMISSION(kDeterministicProblem, last_bit_jitter);
+PITOT_SUBMISSION(kProblem, last_bit_jitter_allowed);

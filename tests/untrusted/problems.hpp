@@ -1,6 +1,6 @@
 // The problems the untrusted tests time submissions against (docs/untrusted.md, "Problems"), as a
 // platform would declare them: multiply-add of two float vectors (inputs that combine freely, a
-// tolerance) and an integer one checked bit for bit. Shared by the CPU stand-ins
+// tolerance), the same declared deterministic, and an integer one checked bit for bit. Shared by the CPU stand-ins
 // (problem_submissions.cpp) and the GPU corpus (problem_corpus.cu).
 #pragma once
 
@@ -71,6 +71,14 @@ inline pitot::Problem int_axpy(std::initializer_list<std::int64_t> sizes) {
   p.tolerance = pitot::Tolerance::bit_exact();
   p.inputs_independent = false;  // each call gets one of the draws as it was generated
   p.draws = 4;
+  return p;
+}
+
+// `p` with its submissions declared deterministic (Problem::deterministic): outputs on the same
+// input set must agree bit for bit across calls, within its tolerance or not.
+inline pitot::Problem declared_deterministic(pitot::Problem p) {
+  p.name += "_deterministic";
+  p.deterministic = true;
   return p;
 }
 
