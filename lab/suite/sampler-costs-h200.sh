@@ -35,10 +35,11 @@ for pass in a1 long a2; do
   run "$pass-gemm" bench_gemm --filter 'llama3\.1-8b.*M=2048' "${extra[@]}"
   run "$pass-cast" bench_cast "${extra[@]}"
   run "$pass-copy" bench_copy "${extra[@]}"
+  for f in "$out/$pass"-*.json; do
+    python3 "$here/phases.py" "$f" > "${f%.json}-phases.md" 2>&1
+  done
+  # After each pass: a call cut short by its time limit still brings back the passes done.
+  tar -C "$out_root" -cJf "$out_root/sampler-costs.tar.xz" sampler-costs
 done
-for f in "$out"/*.json; do
-  python3 "$here/phases.py" "$f" > "${f%.json}-phases.md" 2>&1
-done
-tar -C "$out_root" -cJf "$out_root/sampler-costs.tar.xz" sampler-costs
 cat "$out/walls.txt"
 for f in "$out"/*-phases.md; do echo "== $f"; tail -1 "$f"; done
