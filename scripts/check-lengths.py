@@ -19,12 +19,11 @@ def cpp_functions(lines):
     start = None
     for i, line in enumerate(lines):
         if start is None and re.match(r"[A-Za-z].*\(", line) and not line.startswith(("namespace", "struct", "class", "enum", "#")):
-            start = i
+            if not line.endswith(";"):  # a declaration or a constant (`constexpr auto k = f(20);`) starts nothing
+                start = i
         elif start is not None and line.startswith("}"):
             yield lines[start].strip(), start + 1, i - start + 1
             start = None
-        elif start is not None and line.endswith(";") and not line.startswith(" ") and i == start:
-            start = None  # a declaration
 
 
 def python_functions(lines):
