@@ -119,6 +119,8 @@ void run_schedule(State& state, Sampler& sampler) {
   r.backend = sampler.backend();
   // Untrusted mode times only with pitot's own clocks: a sample the code reports itself is refused.
   if (run.device.untrusted && r.backend == "manual") throw std::runtime_error(untrusted::self_reported_reason());
+  if (run.device.untrusted)
+    if (const std::string& why = untrusted::clock_detour_reason(); !why.empty()) throw std::runtime_error(why);
   const DeviceBackend* backend = device_backend();
   auto range_push = [&] {
     if (backend && backend->range_push) backend->range_push("pitot:" + run.point.name);

@@ -1,12 +1,38 @@
 // The untrusted mode's device-free checks (untrusted.hpp).
 #include "core/untrusted.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
 namespace pitot::untrusted {
+
+std::string clock_detour_reason() {
+  static const std::string reason = [] {
+    // Where the C library is not glibc's libc.so.6 (musl, a static build) there is nothing to ask.
+    void* libc = dlopen("libc.so.6", RTLD_NOLOAD | RTLD_LAZY);
+    if (!libc) return std::string();
+    std::string found;
+    for (const char* name : {"clock_gettime", "gettimeofday", "clock"}) {
+      void* bound = dlsym(RTLD_DEFAULT, name);
+      void* own = dlsym(libc, name);
+      if (!own || bound == own) continue;
+      Dl_info where{};
+      const std::string from = dladdr(bound, &where) && where.dli_fname ? where.dli_fname : "an unknown object";
+      found = std::string(kPrefix) +
+              fmt::format("the program's own {} stands in front of the C library's (defined in {}): every clock "
+                          "in the process, pitot's timers included, reads what it says (a timer detour)",
+                          name, from);
+      break;
+    }
+    dlclose(libc);
+    return found;
+  }();
+  return reason;
+}
 
 std::string self_reported_reason() {
   return std::string(kPrefix) +

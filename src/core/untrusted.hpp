@@ -21,6 +21,14 @@ inline constexpr const char* kPrefix = "untrusted: ";
 // exec_manual (C++), or a Python method timed by the seconds it returns.
 std::string self_reported_reason();
 
+// "" when the process reads time through the C library's own clock functions, else the reason: a
+// program that defines clock_gettime (or gettimeofday, or clock) stands in front of libc's for
+// every caller in the process, pitot's timers included (a timer detour: time made to run slower
+// so that the work reads faster). Found by asking the dynamic linker which definition a call
+// binds to; a program that also replaces the dynamic linker's own functions is beyond this check
+// (the driver's clock from below remains). Checked once per process.
+std::string clock_detour_reason();
+
 // What the card can do at most: FLOP/s at its fastest precision (sparse tensor cores included)
 // and bytes/s of its memory. 0: unknown, that bound is not applied.
 struct Peaks {

@@ -21,6 +21,12 @@ using untrusted::Peaks;
 // A made-up card: 100 TFLOP/s, 1 TB/s.
 const Peaks kCard{100e12, 1e12};
 
+TEST(Untrusted, AProcessWithoutADetourReadsTheCLibrarysClocks) {
+  // This test binary defines no clock function of its own: nothing to refuse (a detour, defined
+  // by a program, is refused end to end in tests/untrusted/cross_check.py).
+  EXPECT_EQ(untrusted::clock_detour_reason(), "");
+}
+
 TEST(UntrustedFloor, TheLargestOfTheBounds) {
   EXPECT_DOUBLE_EQ(untrusted::floor_seconds(0, 0, kCard, true, true), untrusted::kLaunchFloorSeconds);
   EXPECT_DOUBLE_EQ(untrusted::floor_seconds(0, 0, kCard, true, false), 0);
