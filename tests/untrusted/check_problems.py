@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 
 
 def no_gpu():
@@ -40,6 +41,34 @@ def check_point(name, want, p):
     for word in want.get("words", []):
         if word not in reason:
             bad.append(f"{name}: the reason lacks '{word}': {reason}")
+    return bad
+
+
+def profiled(pitot, program, expected, attack, scratch, env):
+    """`pitot profile` runs the same submissions (a stand-in nsys: the profile tests' fake), the
+    program in untrusted mode through the arguments after `--`: the honest control is accepted with
+    its calls checked, the attack refused with its reason, each inside the zip's results.json."""
+    nsys = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "profile", "fake", "nsys")
+    honest = next(n for n, w in expected.items() if w.get("status") == "ok")
+    bad = []
+    for name in (honest, attack):
+        zip_path = os.path.join(scratch, name + ".zip")
+        r = subprocess.run([pitot, "profile", program, "--tool", "nsys", "--tool-path", nsys, "--filter", f"^{name}\\[",
+                            "-o", zip_path, "--", "--untrusted"], capture_output=True, text=True, timeout=120,
+                           env=env, cwd=scratch)
+        # The refused point makes the program, so the profiled run, exit 1; the zip is written either way.
+        if r.returncode != (0 if name == honest else 1) or not os.path.exists(zip_path):
+            bad.append(f"pitot profile of {name}: exit {r.returncode}, zip {os.path.exists(zip_path)}\n{r.stderr}")
+            continue
+        points = json.loads(zipfile.ZipFile(zip_path).read("results.json"))["points"]
+        p = points[0] if len(points) == 1 else {}
+        if name == honest:
+            ok = p.get("status") == "ok" and p.get("backend_info", {}).get("problem", {}).get("calls_checked", 0) > 0
+        else:
+            ok = p.get("status") == "failed" and p.get("reason", "").startswith(expected[name]["reason"])
+        print(f"pitot profile of {name}: {p.get('status')} {p.get('reason', '')[:90]}")
+        if not ok:
+            bad.append(f"pitot profile of {name}: {p.get('status')} ({p.get('reason', '')!r}), expected as in a run")
     return bad
 
 
@@ -74,6 +103,8 @@ def main():
         reason = json.load(open(out))["points"][0].get("reason", "") if os.path.exists(out) else ""
         if plain.returncode != 1 or not reason.startswith("problem: "):
             bad.append(f"{attack} without --untrusted: exit {plain.returncode}, reason {reason!r}; expected 1, 'problem: ...'")
+        if "--gpu" not in sys.argv[4:]:
+            bad += profiled(pitot, program, expected, attack, scratch, env)
     for line in bad:
         print("FAIL", line)
     print(f"{len(expected)} expected verdicts, {len(bad)} failures")
