@@ -1,7 +1,7 @@
 // The harness's side of a problem (include/pitot/problem.hpp; docs/untrusted.md, "Problems"):
 // the private seed, the input sets and the masked expected outputs of one point, made before the
 // submission runs; the host-side checks of an output; the reasons a call is refused with. The
-// CPU sampler (problem_cpu.cpp) and the CUDA backend (src/cuda/problem.cpp) build on it.
+// CPU sampler (problem_cpu.cpp) and the device backends (src/gpu/problem.cpp) build on it.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // The element-wise pieces of a problem's checks (docs/untrusted.md, "Problems"), one definition
-// for the host (src/core/problem.cpp) and the CUDA check kernel (src/cuda/problem_kernels.cu):
+// for the host (src/core/problem.cpp) and the device check kernel (src/gpu/problem_kernels.cu):
 // the keyed fingerprint of a buffer, the mask that hides the expected outputs, and the match of
 // one element against the reference's within the tolerance. No runtime headers: nvcc compiles it.
 #pragma once
@@ -14,6 +14,12 @@
 #define PITOT_HOST_DEVICE __host__ __device__
 #else
 #define PITOT_HOST_DEVICE
+#endif
+// A copy of a constant size (one load): hipcc's device code has no std::memcpy, its builtin does.
+#if defined(__HIPCC__)
+#define PITOT_COPY_BYTES __builtin_memcpy
+#else
+#define PITOT_COPY_BYTES std::memcpy
 #endif
 
 namespace pitot::problem {
@@ -60,17 +66,17 @@ PITOT_HOST_DEVICE inline std::uint64_t load_bits(const void* data, DType t, std:
   switch (element_bytes(t)) {  // a memcpy of a constant size each: one load, not a call
     case 8: {
       std::uint64_t v;
-      std::memcpy(&v, p + index * 8, 8);
+      PITOT_COPY_BYTES(&v, p + index * 8, 8);
       return v;
     }
     case 4: {
       std::uint32_t v;
-      std::memcpy(&v, p + index * 4, 4);
+      PITOT_COPY_BYTES(&v, p + index * 4, 4);
       return v;
     }
     case 2: {
       std::uint16_t v;
-      std::memcpy(&v, p + index * 2, 2);
+      PITOT_COPY_BYTES(&v, p + index * 2, 2);
       return v;
     }
     default: return p[index];
@@ -86,14 +92,14 @@ PITOT_HOST_DEVICE inline double as_double(DType t, std::uint64_t bits) {
   switch (t) {
     case DType::F64: {
       double d;
-      std::memcpy(&d, &bits, 8);
+      PITOT_COPY_BYTES(&d, &bits, 8);
       return d;
     }
     case DType::F32:
     case DType::BF16: {
       const std::uint32_t word = t == DType::F32 ? static_cast<std::uint32_t>(bits) : static_cast<std::uint32_t>(bits << 16);
       float f;
-      std::memcpy(&f, &word, 4);
+      PITOT_COPY_BYTES(&f, &word, 4);
       return f;
     }
     case DType::I32: return static_cast<double>(static_cast<std::int32_t>(bits));

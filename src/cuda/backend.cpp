@@ -17,7 +17,7 @@
 #include "gpu/sampler.hpp"
 #include "cuda/error.hpp"
 #include "cuda/facts.hpp"
-#include "cuda/problem.hpp"
+#include "gpu/problem.hpp"
 #include "cuda/sampler.hpp"
 
 namespace pitot::cuda {

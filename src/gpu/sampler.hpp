@@ -63,7 +63,7 @@ struct ReleaseOnExit {
   }
 };
 
-// Work of the harness around each cold launch (a problem's checks, src/cuda/problem.cpp), kept out
+// Work of the harness around each cold launch (a problem's checks, src/gpu/problem.cpp), kept out
 // of the timed spans: before_call is queued before the flush and the start event of the batch's
 // launch k, after_call after its stop event; after_batch runs once the batch's work has finished
 // and may throw a refusal.

@@ -13,6 +13,7 @@
 #include <pitot/hip.hpp>
 
 #include "gpu/backend.hpp"
+#include "gpu/problem.hpp"
 #include "gpu/sampler.hpp"
 #include "hip/error.hpp"
 #include "hip/facts.hpp"
@@ -103,6 +104,7 @@ DeviceBackend make_backend() {
   DeviceBackend b;
   b.name = "hip";
   b.exec = exec;
+  b.exec_problem = exec_problem;
   b.bind_thread = [](int device) {
     // Errors wait for exec: a CPU benchmark in a HIP program must still run without a GPU.
     if (device < device_count()) {

@@ -107,6 +107,7 @@ TEST(Backend, RegisteredByIncludingTheHeader) {
   EXPECT_EQ(b->name, "cuda");
   EXPECT_TRUE(b->exec && b->bind_thread && b->device_facts && b->machine_name && b->range_push && b->range_pop &&
               b->profiler_start && b->profiler_stop && b->device_lost);
+  EXPECT_TRUE(b->exec_problem) << "the CUDA backend takes submissions to a problem (src/gpu/problem.cpp)";
   // Ranges cost nothing and must not fail without a profiler attached.
   b->range_push("pitot:test");
   b->range_pop();

@@ -227,6 +227,7 @@ TEST(Backend, RegisteredByIncludingTheHeader) {
   EXPECT_EQ(b->name, "hip");
   EXPECT_TRUE(b->exec && b->bind_thread && b->device_facts && b->machine_name && b->range_push && b->range_pop &&
               b->profiler_start && b->profiler_stop && b->device_lost);
+  EXPECT_TRUE(b->exec_problem) << "the HIP backend takes submissions to a problem (src/gpu/problem.cpp)";
   // Ranges never fail, whether or not a rocTX library is installed.
   b->range_push("pitot:test");
   b->range_pop();

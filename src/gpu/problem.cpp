@@ -1,4 +1,4 @@
-// A CUDA submission timed against a problem (include/pitot/problem.hpp; docs/untrusted.md,
+// A device submission (CUDA or HIP) timed against a problem (include/pitot/problem.hpp; docs/untrusted.md,
 // "Problems"). The harness's buffers live on the device: the draws, each set's expected outputs
 // (masked), the inputs a call reads and the outputs it writes. Around each cold launch, outside its
 // events (src/gpu/sampler.hpp, CallHooks): before it, a set chosen by the harness is copied into
@@ -7,6 +7,8 @@
 // (device synchronized) the outputs are fingerprinted again and every call's check is read; where
 // the problem declares its submissions deterministic, each call's fingerprint is compared with the
 // first one of its input set (kept on the host across batches).
+#include "gpu/problem.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -15,19 +17,18 @@
 #include <vector>
 
 #include <pitot/benchmark.hpp>
-#include <pitot/cuda.hpp>
 #include <pitot/problem.hpp>
 
 #include "core/backend.hpp"
 #include "core/problem.hpp"
 #include "core/problem_check.hpp"
-#include "cuda/error.hpp"
-#include "cuda/problem.hpp"
-#include "cuda/problem_kernels.hpp"
+#include "gpu/api.hpp"
 #include "gpu/backend.hpp"
+#include "gpu/error.hpp"
+#include "gpu/problem_kernels.hpp"
 #include "gpu/sampler.hpp"
 
-namespace pitot::cuda {
+namespace pitot::PITOT_GPU_NAMESPACE {
 namespace {
 
 using problem::PointData;
@@ -36,10 +37,10 @@ using problem::PointData;
 constexpr auto kSettle = std::chrono::milliseconds(20);
 
 struct DeviceBlock {
-  explicit DeviceBlock(std::size_t n) : bytes(n) { PITOT_CUDA_TRY(cudaMalloc(&p, n > 0 ? n : 1)); }
+  explicit DeviceBlock(std::size_t n) : bytes(n) { PITOT_GPU_TRY(gpuMalloc(&p, n > 0 ? n : 1)); }
   DeviceBlock(const DeviceBlock&) = delete;
   DeviceBlock& operator=(const DeviceBlock&) = delete;
-  ~DeviceBlock() { (void)cudaFree(p); }
+  ~DeviceBlock() { (void)gpuFree(p); }
   void* p = nullptr;
   std::size_t bytes;
 };
@@ -47,7 +48,7 @@ using Blocks = std::vector<std::unique_ptr<DeviceBlock>>;
 
 std::unique_ptr<DeviceBlock> upload(const problem::HostBlock& host) {
   auto d = std::make_unique<DeviceBlock>(host.bytes());
-  PITOT_CUDA_TRY(cudaMemcpy(d->p, host.data(), host.bytes(), cudaMemcpyHostToDevice));
+  PITOT_GPU_TRY(gpuMemcpy(d->p, host.data(), host.bytes(), gpuMemcpyHostToDevice));
   return d;
 }
 
@@ -66,11 +67,11 @@ class ProblemHooks final : public CallHooks {
     slots_ = std::make_unique<DeviceBlock>(sizeof(CheckSlot) * outputs * (kMaxColdLaunches + 1));
     host_slots_.resize(outputs * (kMaxColdLaunches + 1));
     int device = 0;
-    PITOT_CUDA_TRY(cudaGetDevice(&device));
-    PITOT_CUDA_TRY(cudaDeviceGetAttribute(&blocks_, cudaDevAttrMultiProcessorCount, device));
+    PITOT_GPU_TRY(gpuGetDevice(&device));
+    PITOT_GPU_TRY(gpuDeviceGetAttribute(&blocks_, gpuDevAttrMultiProcessorCount, device));
     blocks_ *= 4;
     stage(0, nullptr);  // the warm-up's first call and the sizing's reads get a set too
-    PITOT_CUDA_TRY(cudaDeviceSynchronize());
+    PITOT_GPU_TRY(gpuDeviceSynchronize());
   }
   Buffers inputs() const { return in_views_; }
   Buffers outputs() const { return out_views_; }
@@ -78,25 +79,25 @@ class ProblemHooks final : public CallHooks {
   std::int64_t compared() const { return first_.compared(); }
   double check_seconds_per_call() const { return calls_ > 0 ? check_seconds_ / static_cast<double>(calls_) : 0; }
 
-  void before_call(cudaStream_t stream, std::int64_t k) override {
+  void before_call(gpuStream_t stream, std::int64_t k) override {
     if (k >= kMaxColdLaunches) throw std::logic_error("problem hooks: more calls in a batch than slots");
-    if (k == 0) PITOT_CUDA_TRY(cudaMemsetAsync(slots_->p, 0, slots_->bytes, stream));
+    if (k == 0) PITOT_GPU_TRY(gpuMemsetAsync(slots_->p, 0, slots_->bytes, stream));
     sets_[k] = data_.next_set();
     poisons_[k] = data_.next_poison();
     stage(sets_[k], stream);
-    for (auto& o : out_) PITOT_CUDA_TRY(cudaMemsetAsync(o->p, poisons_[k], o->bytes, stream));
+    for (auto& o : out_) PITOT_GPU_TRY(gpuMemsetAsync(o->p, poisons_[k], o->bytes, stream));
   }
-  void after_call(cudaStream_t stream, std::int64_t k) override {
+  void after_call(gpuStream_t stream, std::int64_t k) override {
     for (std::size_t o = 0; o < out_.size(); ++o) check(stream, o, sets_[k], poisons_[k], slot(k, o));
   }
-  void after_batch(cudaStream_t stream, std::int64_t launches) override {
+  void after_batch(gpuStream_t stream, std::int64_t launches) override {
     const auto t0 = std::chrono::steady_clock::now();
     // The outputs' fingerprints once the whole device is done (--untrusted already synchronized
     // it; without, work on other streams ends here too), beside the last call's.
-    PITOT_CUDA_TRY(cudaDeviceSynchronize());
+    PITOT_GPU_TRY(gpuDeviceSynchronize());
     for (std::size_t o = 0; o < out_.size(); ++o) check(stream, o, -1, 0, slot(kMaxColdLaunches, o));
-    PITOT_CUDA_TRY(cudaStreamSynchronize(stream));
-    PITOT_CUDA_TRY(cudaMemcpy(host_slots_.data(), slots_->p, slots_->bytes, cudaMemcpyDeviceToHost));
+    PITOT_GPU_TRY(gpuStreamSynchronize(stream));
+    PITOT_GPU_TRY(gpuMemcpy(host_slots_.data(), slots_->p, slots_->bytes, gpuMemcpyDeviceToHost));
     const std::int64_t before = calls_;
     calls_ += launches;
     if (launches > 0 && hash_of(kMaxColdLaunches) != hash_of(launches - 1))
@@ -109,14 +110,14 @@ class ProblemHooks final : public CallHooks {
     check_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   // After the last batch: the outputs once more, a while later.
-  void final_look(cudaStream_t stream) {
+  void final_look(gpuStream_t stream) {
     if (calls_ == 0) return;
     std::this_thread::sleep_for(kSettle);
-    PITOT_CUDA_TRY(cudaDeviceSynchronize());
-    PITOT_CUDA_TRY(cudaMemsetAsync(slots_->p, 0, slots_->bytes, stream));
+    PITOT_GPU_TRY(gpuDeviceSynchronize());
+    PITOT_GPU_TRY(gpuMemsetAsync(slots_->p, 0, slots_->bytes, stream));
     for (std::size_t o = 0; o < out_.size(); ++o) check(stream, o, -1, 0, slot(kMaxColdLaunches, o));
-    PITOT_CUDA_TRY(cudaStreamSynchronize(stream));
-    PITOT_CUDA_TRY(cudaMemcpy(host_slots_.data(), slots_->p, slots_->bytes, cudaMemcpyDeviceToHost));
+    PITOT_GPU_TRY(gpuStreamSynchronize(stream));
+    PITOT_GPU_TRY(gpuMemcpy(host_slots_.data(), slots_->p, slots_->bytes, gpuMemcpyDeviceToHost));
     if (hash_of(kMaxColdLaunches) != last_hash_)
       throw std::runtime_error(problem::changed_after_reason(prefix_, calls_, "after the last call, 20 ms later"));
   }
@@ -125,15 +126,15 @@ class ProblemHooks final : public CallHooks {
   std::size_t slot(std::int64_t k, std::size_t o) const { return static_cast<std::size_t>(k) * out_.size() + o; }
   CheckSlot* device_slot(std::size_t i) const { return static_cast<CheckSlot*>(slots_->p) + i; }
 
-  void stage(int set, cudaStream_t stream) {
+  void stage(int set, gpuStream_t stream) {
     for (std::size_t j = 0; j < staged_.size(); ++j) {
       const DeviceBlock& from = *draws_[static_cast<std::size_t>(data_.draw_of(set, static_cast<int>(j))) * staged_.size() + j];
-      PITOT_CUDA_TRY(cudaMemcpyAsync(staged_[j]->p, from.p, from.bytes, cudaMemcpyDeviceToDevice, stream));
+      PITOT_GPU_TRY(gpuMemcpyAsync(staged_[j]->p, from.p, from.bytes, gpuMemcpyDeviceToDevice, stream));
     }
   }
 
   // Queues output o's check against set `set`'s expected output (set -1: the fingerprint alone).
-  void check(cudaStream_t stream, std::size_t o, int set, unsigned char poison, std::size_t at) {
+  void check(gpuStream_t stream, std::size_t o, int set, unsigned char poison, std::size_t at) {
     const BufferSpec& spec = data_.outputs()[o];
     const Tolerance& t = data_.tolerance();
     CheckArgs a;
@@ -147,7 +148,7 @@ class ProblemHooks final : public CallHooks {
     a.mask_key = data_.mask_key();
     a.hash_key = data_.hash_key(static_cast<int>(o));
     a.poison = poison;
-    PITOT_CUDA_TRY(launch_check(stream, a, device_slot(at), blocks_));
+    PITOT_GPU_TRY(launch_check(stream, a, device_slot(at), blocks_));
   }
 
   std::uint64_t hash_of(std::int64_t k) const {
@@ -209,7 +210,7 @@ class ProblemHooks final : public CallHooks {
 void exec_problem(State& state, const DeviceOptions& options, const Problem& p, const DeviceSubmission& submit) {
   if (const DeviceBackend* b = device_backend(); b && b->unusable) {
     if (const std::string why = b->unusable(); !why.empty()) {
-      state.skip("no CUDA GPU usable here: " + why);
+      state.skip(std::string("no ") + kRuntimeName + " GPU usable here: " + why);
       return;
     }
   }
@@ -231,4 +232,4 @@ void exec_problem(State& state, const DeviceOptions& options, const Problem& p, 
   problem::record(state, data, hooks.calls(), hooks.check_seconds_per_call(), hooks.compared());
 }
 
-}  // namespace pitot::cuda
+}  // namespace pitot::PITOT_GPU_NAMESPACE

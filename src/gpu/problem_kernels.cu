@@ -1,20 +1,35 @@
-#include "cuda/problem_kernels.hpp"
+// The check kernel of a problem's harness (problem_kernels.hpp), one source for both backends:
+// nvcc builds it into pitot_cuda, hipcc into pitot_hip (cmake/PitotHip.cmake).
+#include "gpu/problem_kernels.hpp"
+
+#if PITOT_GPU_HIP
+#include <hip/hip_runtime.h>  // the kernel language (threadIdx, atomics, shuffles): nvcc has it built in
+#endif
 
 #include "core/problem_check.hpp"
 
-namespace pitot::cuda {
+namespace pitot::PITOT_GPU_NAMESPACE {
 namespace {
 
 constexpr int kThreads = 256;
 
+// A warp's (a wavefront's on AMD: 32 or 64 lanes) values summed, or their largest, in lane 0.
+__device__ unsigned long long shfl_down(unsigned long long v, int offset) {
+#if PITOT_GPU_HIP
+  return __shfl_down(v, offset);
+#else
+  return __shfl_down_sync(0xFFFFFFFFu, v, offset);
+#endif
+}
+
 __device__ unsigned long long warp_sum(unsigned long long v) {
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xFFFFFFFFu, v, offset);
+  for (int offset = warpSize / 2; offset > 0; offset /= 2) v += shfl_down(v, offset);
   return v;
 }
 
 __device__ unsigned long long warp_max(unsigned long long v) {
-  for (int offset = 16; offset > 0; offset /= 2) {
-    const unsigned long long other = __shfl_down_sync(0xFFFFFFFFu, v, offset);
+  for (int offset = warpSize / 2; offset > 0; offset /= 2) {
+    const unsigned long long other = shfl_down(v, offset);
     v = other > v ? other : v;
   }
   return v;
@@ -56,7 +71,7 @@ __global__ void check_output(CheckArgs a, CheckSlot* slot) {
   mismatches = warp_sum(mismatches);
   unwritten = warp_sum(unwritten);
   first_bad = warp_max(first_bad);
-  if ((threadIdx.x & 31) != 0) return;
+  if (threadIdx.x % warpSize != 0) return;
   atomicAdd(&slot->hash, hash);
   if (mismatches) atomicAdd(&slot->mismatches, mismatches);
   if (unwritten) atomicAdd(&slot->unwritten, unwritten);
@@ -65,11 +80,19 @@ __global__ void check_output(CheckArgs a, CheckSlot* slot) {
 
 }  // namespace
 
+#if PITOT_GPU_HIP
+hipError_t launch_check(hipStream_t stream, const CheckArgs& args, CheckSlot* slot, int blocks) {
+#else
 cudaError_t launch_check(cudaStream_t stream, const CheckArgs& args, CheckSlot* slot, int blocks) {
+#endif
   const std::int64_t needed = (args.count + kThreads - 1) / kThreads;
   const int grid = static_cast<int>(needed < blocks ? (needed > 0 ? needed : 1) : blocks);
   check_output<<<grid, kThreads, 0, stream>>>(args, slot);
+#if PITOT_GPU_HIP
+  return hipGetLastError();
+#else
   return cudaGetLastError();
+#endif
 }
 
-}  // namespace pitot::cuda
+}  // namespace pitot::PITOT_GPU_NAMESPACE

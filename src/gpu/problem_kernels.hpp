@@ -1,16 +1,24 @@
-// The check a problem's harness queues after each timed call (src/cuda/problem.cpp), outside the
+// The check a problem's harness queues after each timed call (src/gpu/problem.cpp), outside the
 // timed span: one kernel takes the output's fingerprint and compares it with the reference's
 // masked expected output (src/core/problem_check.hpp has the element-wise rules).
 #pragma once
 
+#include "gpu/platform.hpp"
+
+#if PITOT_GPU_HIP
+#include <hip/hip_runtime_api.h>
+#else
 #include <cuda_runtime_api.h>
+#endif
 
 #include <cstddef>
 #include <cstdint>
 
 #include <pitot/problem.hpp>
 
-namespace pitot::cuda {
+#include "core/problem_check.hpp"  // PITOT_HOST_DEVICE
+
+namespace pitot::PITOT_GPU_NAMESPACE {
 
 // What one check of one output found; zeroed before the call.
 struct CheckSlot {
@@ -22,7 +30,7 @@ struct CheckSlot {
 
 // The smallest mismatching index wins an atomicMax of this; elements of up to 4 bytes keep their bits.
 inline constexpr unsigned long long kIndexLimit = 0xFFFFFFFEull;
-__host__ __device__ inline unsigned long long pack_first_bad(std::uint64_t index, std::uint64_t bits) {
+PITOT_HOST_DEVICE inline unsigned long long pack_first_bad(std::uint64_t index, std::uint64_t bits) {
   const std::uint64_t i = index < kIndexLimit ? index : kIndexLimit;
   return ((0xFFFFFFFFull - i) << 32) | (bits & 0xFFFFFFFFull);
 }
@@ -39,6 +47,10 @@ struct CheckArgs {
   unsigned char poison = 0;
 };
 
+#if PITOT_GPU_HIP
+hipError_t launch_check(hipStream_t stream, const CheckArgs& args, CheckSlot* slot, int blocks);
+#else
 cudaError_t launch_check(cudaStream_t stream, const CheckArgs& args, CheckSlot* slot, int blocks);
+#endif
 
-}  // namespace pitot::cuda
+}  // namespace pitot::PITOT_GPU_NAMESPACE
