@@ -284,13 +284,14 @@ DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
   } else {
     times.seconds = elapsed_seconds(starts_[0], stops_[0]);
   }
+  const auto read_start = std::chrono::steady_clock::now();
   if (kclock) read_kernel_clock(first, times);
   *clock_ratio_out = ops::clock_ratio(kit_, sequence);
   if (warm_) {
     ++costs_.batches;
     costs_.queue_seconds += seconds_between(batch_start, queued);
     costs_.wait_seconds += seconds_between(queued, waited);
-    if (kclock) costs_.clock_read_seconds += seconds_between(waited, std::chrono::steady_clock::now());
+    if (kclock) costs_.clock_read_seconds += seconds_between(read_start, std::chrono::steady_clock::now());
   }
   return times;
 }
