@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "driver/compare/compare.hpp"
+#include "driver/compare/sources.hpp"
 #include "temp_dir.hpp"
 
 namespace pc = pitot::driver::compare;
@@ -255,6 +256,25 @@ TEST(CompareReport, NewRemovedAndVersionChanges) {
   EXPECT_NE(report.not_comparable[0].detail.find("version changed (1 -> 2)"), std::string::npos);
   ASSERT_EQ(report.rows.size(), 1u);
   EXPECT_EQ(pc::report_exit_code(report), 0);
+}
+
+TEST(CompareReport, APointOnAnotherNumberOfRanksIsNotCompared) {
+  // pitot JSON of a multi-rank point says its world size (backend_info.ranks.world_size): the
+  // same point on 2 and on 4 GPUs is refused as bad input, as mismatched units are.
+  auto side = [](int ranks) {
+    const std::string doc = R"({"program": "p", "points": [{"program": "p", "benchmark": "all_reduce",
+      "name": "all_reduce[bytes=1024]", "status": "ok", "unit": "seconds", "samples": [1.0, 1.0, 1.0],
+      "backend_info": {"ranks": {"world_size": )" + std::to_string(ranks) + "}}}]}";
+    return pc::pitot_json_from_text(doc, "ranks" + std::to_string(ranks));
+  };
+  EXPECT_EQ(side(2).points.at(0).world_size, 2);
+  EXPECT_NO_THROW(pc::build_report(side(2), side(2), {}));
+  try {
+    pc::build_report(side(2), side(4), {});
+    ADD_FAILURE() << "a 2-rank point compared with a 4-rank one";
+  } catch (const pitot::driver::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("ran in 2 ranks in base"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CompareReport, GeometricMeanTurnsThroughputAround) {

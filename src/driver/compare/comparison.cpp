@@ -100,6 +100,12 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
     if (b.unit != h.unit)
       throw InputError(fmt::format("mismatched units for {}: {} in base ({}), {} in head ({})", b.display, b.unit,
                                    base.label, h.unit, head.label));
+    if (b.world_size != h.world_size)
+      throw InputError(fmt::format("{} ran in {} rank{} in base ({}) and in {} in head ({}): a multi-rank point on one "
+                                   "number of GPUs is not the same point on another; compare runs of the same "
+                                   "--ranks (docs/ranks.md)",
+                                   b.display, b.world_size, b.world_size == 1 ? "" : "s", base.label, h.world_size,
+                                   head.label));
     const bool skipped_both = b.state == PointState::Skipped && h.state == PointState::Skipped;
     if (b.derived || h.derived) {
       if (!skipped_both) ++r.derived_tracks;

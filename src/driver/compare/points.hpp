@@ -58,6 +58,9 @@ struct PointData {
   // of the timed work, by name, so a changed point can say which kernel changed.
   std::vector<std::pair<std::string, double>> kernels;
   CardState card;  // the card's state while the point ran (GPU points with NVML)
+  // The ranks a multi-rank point spanned (pitot JSON's backend_info.ranks.world_size; 1 otherwise):
+  // a point on 2 GPUs is not the same point on 4. asv rows say it by their env (-ranksN).
+  int world_size = 1;
 };
 
 struct ResultSet {

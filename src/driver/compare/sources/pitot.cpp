@@ -165,6 +165,8 @@ PointData point_data(const PointResult& p, const BenchmarkInfo* b) {
   d.samples = p.samples;
   d.kernels = kernel_times(p.backend_info);
   d.card = card_state(p.tracks, p.backend_info);
+  if (const auto ranks = p.backend_info.find("ranks"); ranks != p.backend_info.end() && ranks->is_object())
+    if (const auto n = ranks->find("world_size"); n != ranks->end() && n->is_number_integer()) d.world_size = n->get<int>();
   d.process_medians = p.process_medians;
   if (d.process_medians.empty() && p.sample_process.size() == d.samples.size() && !d.samples.empty()) {
     std::map<int, std::vector<double>> by_process;
