@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What a GPU team meets first, on the GPU machine, in one call (issues 21 and 22):
-#  1. build pitot there from this tree (.carry/usr from lab/python/carry.sh stands in for the -dev
+#  1. build pitot there from this tree (.carry/usr from lab/carry-build-deps.sh stands in for the -dev
 #     packages it lacks) and install it into a prefix, as a user does; the Python module too
 #     (pip install ./python, no network: the machine's scikit-build-core and nanobind);
 #  2. the example workflow's bench job (examples/ci/pitot-benchmarks.yml) run by the stand-in

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 15 in one device call (run from the repository root on the GPU machine):
 #  1. environment: GPU, Python, torch/triton/cupy/jax versions;
-#  2. build there from this tree, with .carry/usr (lab/python/carry.sh, run here first)
+#  2. build there from this tree, with .carry/usr (lab/carry-build-deps.sh, run here first)
 #     standing in for the -dev packages the machine lacks: the C++ programs bench_copy, bench_gemm
 #     and the pitot driver (CMake), and the Python package (pip install ./python, no network, the
 #     machine's scikit-build-core and nanobind, into a --target folder on PYTHONPATH: a venv does
@@ -48,7 +48,7 @@ for m in ("torch", "triton", "cupy", "jax", "nanobind", "scikit_build_core"):
     except Exception as e:
         print(m, "missing:", e)
 PY
-  [ -d "$carry" ] || echo "NO .carry/usr: run lab/python/carry.sh on the build machine and carry .carry"
+  [ -d "$carry" ] || echo "NO .carry/usr: run lab/carry-build-deps.sh on the build machine and carry .carry"
 } > "$out/environment.txt" 2>&1
 
 # 2. Builds.

@@ -6,7 +6,7 @@
 # 8192 tokens, hidden 4096 and 8192) in 3 processes under the files' own driver convention (median
 # of 20 after 10 warm-ups, own_driver.py), pitot's default (returned seconds) and
 # `--self-timed device`: one table of medians and spreads of process medians, in issue32.txt.
-# Builds the module from this tree (needs .carry/usr from lab/python/carry.sh and the
+# Builds the module from this tree (needs .carry/usr from lab/carry-build-deps.sh and the
 # machine's scikit-build-core and nanobind). usage: lab/python/seed-style/seed_style.sh OUT_DIR
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)

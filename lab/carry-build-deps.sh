@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Run here (the build machine) before lab/python/run-h200.sh's device call: copies into .carry/usr what the
-# GPU machine lacks to build pitot from source (it has compilers, CUDA, Python and cmake, but none
+# Run here (the build machine) before a device call that builds pitot there (lab/python/run-h200.sh,
+# lab/users-h200.sh, lab/python/seed-style): copies into .carry/usr what the GPU machine lacks to
+# build pitot from source (it has compilers, CUDA, Python and cmake, but none
 # of these -dev packages): the header-only nlohmann-json, CLI11 and fmt with their CMake config
 # files (they locate themselves, so CMAKE_PREFIX_PATH=.carry/usr finds them), libfmt (fmt's config
 # checks that its library exists), and libzip and zlib (the driver's, headers and libraries).
 # .carry/ is git-ignored; name it in the device call's carry list.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
 dst=$root/.carry/usr
 multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 rm -rf "$dst"
