@@ -38,7 +38,7 @@ import traceback
 
 from . import _asv, _asv_discovery, _engine, _self_timed
 
-__all__ = ["benchmark", "pow2", "State", "main", "has_cuda", "register_asv"]
+__all__ = ["benchmark", "pow2", "State", "main", "has_cuda", "register_asv", "Problem", "Buffer", "Tolerance", "submission"]
 
 has_cuda: bool = _engine.has_cuda
 
@@ -270,6 +270,8 @@ def _takes_one_argument(fn) -> bool:
 
 def _failure(e: BaseException) -> str:
     """A failed point's reason (its traceback goes to stderr, which the driver keeps the end of)."""
+    if getattr(e, "_pitot_verdict", False):  # the harness's refusal (_problem.py): the reason as it is
+        return str(e)
     traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
     sys.stderr.flush()
     text = str(e)
@@ -444,3 +446,5 @@ def run(argv=None, *, program=None) -> int:
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
+
+from ._problem import Buffer, DeviceView, Problem, Tolerance, submission  # noqa: E402,F401

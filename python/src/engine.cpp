@@ -32,6 +32,8 @@
 
 namespace nb = nanobind;
 
+void bind_problem(nb::module_& m);  // python/src/problem.cpp
+
 namespace {
 
 // Calls a Python callable with the GIL held by the caller. A Python exception becomes a C++
@@ -337,6 +339,7 @@ NB_MODULE(_engine, m) {
         pitot::detail::set_backend_info(state, key, json_value);
       });
   m.def("register_benchmark", &register_benchmark);
+  bind_problem(m);
   m.def("main", &run_main, nb::arg("args"), nb::arg("self_command"), nb::arg("requirements"));
   // The CUDA version the module was built with ("" without CUDA), for the env of GPU benchmarks.
   m.def("cuda_version", [] {

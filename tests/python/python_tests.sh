@@ -33,6 +33,8 @@ PITOT_DRIVER=$driver PITOT_ASV_CHECK=$root/scripts/asv-check PITOT_ASV_PYTHON=$p
 # Self-timed methods (the seed's CUDA events, on a stand-in torch): the note, the convention each
 # point records, --self-timed through the program, pitot run and asv.conf.json.
 PITOT_DRIVER=$driver "$venv/bin/python" "$root/tests/python/test_self_timed.py"
+# Python submissions to a Python problem, through `pitot run --untrusted` (the C++ harness's checks).
+PITOT_DRIVER=$driver "$venv/bin/python" "$root/tests/python/test_problems.py"
 # An asv suite under pitot and the real asv (installs asv 0.6.6 into the venv; about 15 s).
 PITOT_DRIVER=$driver "$venv/bin/python" "$root/tests/python/test_asv_suite.py"
 # A real third-party suite (asv's own test benchmarks, tests/python/third_party/asv): the real asv
