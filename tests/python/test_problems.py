@@ -76,6 +76,30 @@ class PythonSubmissions(unittest.TestCase):
         self.assertIn("problem fma_broken: its reference raised KeyError", reason)
 
 
+class ProgramCommandLine(unittest.TestCase):
+    """`python -m pitot FILE` takes --untrusted as `pitot run` does; without it the checks still
+    run and the reasons start `problem: `."""
+
+    def run_program(self, *extra):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out.json")
+            p = subprocess.run([sys.executable, "-m", "pitot", BENCH, "--filter", "honest|cached", "--json", out,
+                                "--max-time", "0.1", "--quiet", *extra], capture_output=True, text=True, timeout=120)
+            with open(out) as f:
+                return p, {q["name"]: q for q in json.load(f)["points"]}
+
+    def test_untrusted(self):
+        p, points = self.run_program("--untrusted")
+        self.assertEqual(p.returncode, 1, p.stderr[-2000:])
+        self.assertEqual(points["honest[n=64]"]["status"], "ok")
+        self.assertTrue(points["cached_by_input[n=64]"]["reason"].startswith("untrusted: wrong output"))
+
+    def test_trusted_still_checked(self):
+        _, points = self.run_program()
+        self.assertEqual(points["honest[n=256]"]["status"], "ok")
+        self.assertTrue(points["cached_by_input[n=256]"]["reason"].startswith("problem: wrong output"))
+
+
 class InProcess(unittest.TestCase):
     def test_api(self):
         import pitot
