@@ -83,15 +83,40 @@ nb::tuple host_views(pitot::Buffers bs) {
   return nb::tuple(views);
 }
 
+// Releases host views once their call or point is over, so a view kept past it raises ValueError
+// instead of reaching freed memory (one still exported, to numpy say, stays: BufferError ignored).
+void release(const nb::object& views) {
+  if (!views.is_valid() || !PyTuple_Check(views.ptr())) return;
+  for (nb::handle v : nb::borrow<nb::tuple>(views)) {
+    if (!PyMemoryView_Check(v.ptr())) continue;
+    PyObject* r = PyObject_CallMethod(v.ptr(), "release", nullptr);
+    if (r) Py_DECREF(r);
+    else PyErr_Clear();
+  }
+}
+
+// Calls fn(args...) on host views made for the call, released after it.
+void call_on_views(const nb::callable& fn, const nb::tuple& args) {
+  try {
+    call(fn, args);
+  } catch (...) {
+    for (nb::handle a : args) release(nb::borrow(a));
+    throw;
+  }
+  for (nb::handle a : args) release(nb::borrow(a));
+}
+
 // The buffers' views, made again only when the buffers (or the stream) change.
 struct ViewCache {
   std::vector<const void*> key;
   nb::object views;
+  ~ViewCache() { release(views); }  // with the GIL held (see run_problem)
   template <class Make>
   nb::object get(pitot::Buffers bs, const void* stream, Make make) {
     std::vector<const void*> k{stream};
     for (const auto& b : bs) k.push_back(b.data());
     if (!views.is_valid() || k != key) {
+      release(views);
       views = make();
       key = std::move(k);
     }
@@ -123,11 +148,11 @@ void run_problem(pitot::State& state, nb::tuple spec, nb::callable submit, nb::o
   p.outputs = [&](const pitot::Shape&) { return specs(outputs); };
   p.generate = [&](const pitot::Shape&, std::uint64_t seed, pitot::Buffers in) {
     nb::gil_scoped_acquire gil;
-    call(generate, nb::make_tuple(seed, host_views(in)));
+    call_on_views(generate, nb::make_tuple(seed, host_views(in)));
   };
   p.reference = [&](const pitot::Shape&, pitot::Buffers in, pitot::Buffers expected) {
     nb::gil_scoped_acquire gil;
-    call(reference, nb::make_tuple(host_views(in), host_views(expected)));
+    call_on_views(reference, nb::make_tuple(host_views(in), host_views(expected)));
   };
   p.tolerance = nb::cast<bool>(spec[7]) ? pitot::Tolerance::bit_exact()
                                         : pitot::Tolerance::close(nb::cast<double>(spec[5]), nb::cast<double>(spec[6]));
@@ -141,7 +166,7 @@ void run_problem(pitot::State& state, nb::tuple spec, nb::callable submit, nb::o
   p.inputs_independent = nb::cast<bool>(spec[10]);
   p.deterministic = nb::cast<bool>(spec[11]);
 
-  ViewCache in_views, out_views;  // destroyed after `release` below, with the GIL held
+  ViewCache in_views, out_views;  // destroyed after `no_gil` below, with the GIL held
   if (device_view.is_none()) {
     pitot::CpuSubmission cpu = [&](pitot::Buffers in, pitot::Buffers out) {
       nb::gil_scoped_acquire gil;
@@ -149,7 +174,7 @@ void run_problem(pitot::State& state, nb::tuple spec, nb::callable submit, nb::o
       nb::object o = out_views.get(out, nullptr, [&] { return host_views(out); });
       call(submit, nb::make_tuple(i, o));
     };
-    nb::gil_scoped_release release;
+    nb::gil_scoped_release no_gil;
     pitot::detail::run_problem(state, p, cpu);
     return;
   }
@@ -169,7 +194,7 @@ void run_problem(pitot::State& state, nb::tuple spec, nb::callable submit, nb::o
     nb::object o = out_views.get(out, stream, [&] { return device_views(out, stream); });
     call(submit, nb::make_tuple(i, o, reinterpret_cast<std::uintptr_t>(stream)));
   };
-  nb::gil_scoped_release release;
+  nb::gil_scoped_release no_gil;
   pitot::detail::run_problem(state, p, gpu);
 #else
   throw pitot::UsageError("submission " + state.benchmark_name() +

@@ -98,5 +98,25 @@ def broken_reference(shape, ins, expected):
 
 pitot.submission(fma_problem("fma_broken", ref=broken_reference), honest, name="broken_reference")
 
+_kept = []
+
+
+def keeping_generate(shape, seed, ins):
+    generate(shape, seed, ins)
+    _kept.append(ins[0])
+
+
+@pitot.submission(pitot.Problem(
+    name="fma_kept", shapes={"n": [64]}, inputs=FMA.inputs, outputs=FMA.outputs, generate=keeping_generate,
+    reference=reference, tolerance=FMA.tolerance))
+def reads_kept_view(ins, outs):
+    """Reads a view generate kept past its call: released by then, so it must raise ValueError."""
+    try:
+        _kept[0][0]
+    except ValueError:
+        return honest(ins, outs)
+    raise AssertionError("a view kept past generate's call still reads the harness's memory")
+
+
 if __name__ == "__main__":
     sys.exit(pitot.main())

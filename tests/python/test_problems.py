@@ -71,6 +71,9 @@ class PythonSubmissions(unittest.TestCase):
         self.assertEqual(self.point("raises[n=64]")["status"], "ok")
         self.assertEqual(self.refused("raises[n=256]", "ValueError"), "ValueError: no kernel for n > 64")
 
+    def test_views_released_after_their_call(self):
+        self.assertEqual(self.point("reads_kept_view[n=64]")["status"], "ok", self.point("reads_kept_view[n=64]"))
+
     def test_reference_raising_says_so(self):
         reason = self.refused("broken_reference[n=64]", "reference raised")
         self.assertIn("problem fma_broken: its reference raised KeyError", reason)
