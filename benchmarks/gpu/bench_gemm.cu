@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "cublaslt.hpp"
 #include "device.cuh"
 #include "reference.hpp"
 #include "shapes.hpp"
@@ -38,31 +39,13 @@
 namespace {
 
 using suite::DeviceArray;
-
-constexpr std::size_t kWorkspaceBytes = 32u << 20;  // what cuBLAS recommends for Hopper
+using suite::kCublasWorkspaceBytes;
+using suite::Layout;
+using suite::lt_handle;
+using suite::MatmulDesc;
+using suite::Preference;
 
 enum class Precision { Bf16, Fp8 };
-
-// One cuBLASLt handle for the process: points run one at a time, each on the stream exec gives it.
-// Never destroyed: its destructor would run after the CUDA runtime has shut down.
-cublasLtHandle_t lt_handle() {
-  static cublasLtHandle_t handle = [] {
-    cublasLtHandle_t h = nullptr;
-    SUITE_CUBLAS_CHECK(cublasLtCreate(&h));
-    return h;
-  }();
-  return handle;
-}
-
-// cuBLASLt descriptors, destroyed with the point.
-struct DescDeleter {
-  void operator()(cublasLtMatmulDescOpaque_t* d) const { cublasLtMatmulDescDestroy(d); }
-  void operator()(cublasLtMatrixLayoutOpaque_t* d) const { cublasLtMatrixLayoutDestroy(d); }
-  void operator()(cublasLtMatmulPreferenceOpaque_t* d) const { cublasLtMatmulPreferenceDestroy(d); }
-};
-using MatmulDesc = std::unique_ptr<cublasLtMatmulDescOpaque_t, DescDeleter>;
-using Layout = std::unique_ptr<cublasLtMatrixLayoutOpaque_t, DescDeleter>;
-using Preference = std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, DescDeleter>;
 
 template <class T>
 void set(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute, const T& value) {
@@ -136,7 +119,7 @@ class LtProduct {
     cublasLtMatmulPreference_t raw_pref = nullptr;
     SUITE_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&raw_pref));
     Preference pref(raw_pref);
-    const std::uint64_t workspace_bytes = kWorkspaceBytes;
+    const std::uint64_t workspace_bytes = kCublasWorkspaceBytes;
     SUITE_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(raw_pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                             &workspace_bytes, sizeof workspace_bytes));
     // Several candidates: cuBLASLt's heuristic can offer an algorithm that cublasLtMatmul then
@@ -168,7 +151,7 @@ class LtProduct {
   cublasStatus_t matmul(const cublasLtMatmulAlgo_t& algo, cudaStream_t stream) const {
     const float alpha = 1.0f, beta = 0.0f;
     return cublasLtMatmul(lt_handle(), desc_.get(), &alpha, pr_.y.data, a_.get(), pr_.x.data, b_.get(), &beta,
-                          pr_.out, c_.get(), pr_.out, c_.get(), &algo, workspace_, kWorkspaceBytes, stream);
+                          pr_.out, c_.get(), pr_.out, c_.get(), &algo, workspace_, kCublasWorkspaceBytes, stream);
   }
 
   Product pr_{};
@@ -287,7 +270,7 @@ struct Work {
 };
 
 void run_products(pitot::State& state, Work& work, double flops) {
-  auto workspace = std::make_unique<DeviceArray<std::uint8_t>>(kWorkspaceBytes);
+  auto workspace = std::make_unique<DeviceArray<std::uint8_t>>(kCublasWorkspaceBytes);
   std::vector<std::unique_ptr<LtProduct>> plans;
   for (std::size_t i = 0; i < work.products.size(); ++i) {
     plans.push_back(std::make_unique<LtProduct>());
@@ -498,10 +481,10 @@ void moe(pitot::State& state, Precision precision) {
   PITOT_CUDA_CHECK(cudaMemcpy(a_dev.get(), a_ptrs.data(), a_dev.bytes(), cudaMemcpyHostToDevice));
   PITOT_CUDA_CHECK(cudaMemcpy(b_dev.get(), b_ptrs.data(), b_dev.bytes(), cudaMemcpyHostToDevice));
   PITOT_CUDA_CHECK(cudaMemcpy(c_dev.get(), c_ptrs.data(), c_dev.bytes(), cudaMemcpyHostToDevice));
-  DeviceArray<std::uint8_t> workspace(kWorkspaceBytes);
+  DeviceArray<std::uint8_t> workspace(kCublasWorkspaceBytes);
   auto grouped = [&](cudaStream_t stream) {
     cublasStatus_t s = api.set_stream(api.handle, stream);
-    if (s == CUBLAS_STATUS_SUCCESS) s = api.set_workspace(api.handle, workspace.get(), kWorkspaceBytes);
+    if (s == CUBLAS_STATUS_SUCCESS) s = api.set_workspace(api.handle, workspace.get(), kCublasWorkspaceBytes);
     if (s == CUBLAS_STATUS_SUCCESS)
       s = api.grouped(api.handle, trans_a.data(), trans_b.data(), m_arr.data(), n_arr.data(), k_arr.data(),
                       alpha.data(), a_dev.get(), CUDA_R_16BF, lda.data(), b_dev.get(), CUDA_R_16BF, ldb.data(),

@@ -27,36 +27,21 @@
 #include <vector>
 
 #include "check.hpp"
+#include "cublaslt.hpp"
 #include "device.cuh"
 #include "reference.hpp"
 
 namespace {
 
 using suite::DeviceArray;
-
-constexpr std::size_t kWorkspaceBytes = 32u << 20;  // what cuBLAS recommends for Hopper
-
-// One cuBLASLt handle for the process (as bench_gemm); never destroyed (the CUDA runtime may be gone).
-cublasLtHandle_t lt_handle() {
-  static cublasLtHandle_t handle = [] {
-    cublasLtHandle_t h = nullptr;
-    SUITE_CUBLAS_CHECK(cublasLtCreate(&h));
-    return h;
-  }();
-  return handle;
-}
-
-struct DescDeleter {
-  void operator()(cublasLtMatmulDescOpaque_t* d) const { cublasLtMatmulDescDestroy(d); }
-  void operator()(cublasLtMatrixLayoutOpaque_t* d) const { cublasLtMatrixLayoutDestroy(d); }
-  void operator()(cublasLtMatmulPreferenceOpaque_t* d) const { cublasLtMatmulPreferenceDestroy(d); }
-};
+using suite::kCublasWorkspaceBytes;
+using suite::lt_handle;
 
 // Y[n,n] = X[n,n] W[n,n]^T, row-major bf16 (PyTorch's Linear, the "TN" layout): cuBLAS computes
 // Y^T = W X^T in column-major terms, A = W (op T), B = X (op N). Inputs uniform in [-1, 1).
 class Gemm {
  public:
-  explicit Gemm(std::int64_t n) : n_(n), x_(n * n), w_(n * n), y_(n * n), workspace_(kWorkspaceBytes) {
+  explicit Gemm(std::int64_t n) : n_(n), x_(n * n), w_(n * n), y_(n * n), workspace_(kCublasWorkspaceBytes) {
     suite::fill_uniform(x_.get(), n * n, -1.0f, 1.0f, 1);
     suite::fill_uniform(w_.get(), n * n, -1.0f, 1.0f, 2);
     cublasLtMatmulDesc_t desc = nullptr;
@@ -70,8 +55,8 @@ class Gemm {
     layout_.reset(layout);
     cublasLtMatmulPreference_t pref = nullptr;
     SUITE_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-    std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, DescDeleter> owned(pref);
-    const std::uint64_t workspace_bytes = kWorkspaceBytes;
+    suite::Preference owned(pref);
+    const std::uint64_t workspace_bytes = kCublasWorkspaceBytes;
     SUITE_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                             &workspace_bytes, sizeof workspace_bytes));
     cublasLtMatmulHeuristicResult_t heuristic = {};
@@ -86,7 +71,7 @@ class Gemm {
     const float alpha = 1.0f, beta = 0.0f;
     SUITE_CUBLAS_CHECK(cublasLtMatmul(lt_handle(), desc_.get(), &alpha, w_.get(), layout_.get(), x_.get(), layout_.get(),
                                       &beta, y_.get(), layout_.get(), y_.get(), layout_.get(), &algo_, workspace_.get(),
-                                      kWorkspaceBytes, stream));
+                                      kCublasWorkspaceBytes, stream));
   }
 
   // 8 x 16 entries of Y against the CPU in double (bench_gemm's tolerance).
@@ -113,8 +98,8 @@ class Gemm {
   std::int64_t n_;
   DeviceArray<__nv_bfloat16> x_, w_, y_;
   DeviceArray<std::uint8_t> workspace_;
-  std::unique_ptr<cublasLtMatmulDescOpaque_t, DescDeleter> desc_;
-  std::unique_ptr<cublasLtMatrixLayoutOpaque_t, DescDeleter> layout_;
+  suite::MatmulDesc desc_;
+  suite::Layout layout_;
   cublasLtMatmulAlgo_t algo_{};
 };
 
