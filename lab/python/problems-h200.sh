@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Issue 34: Python submissions on a GPU (lab/python/problems_torch.py --check), in one device call.
+# Builds the Python package there (the machine's Python 3.12, scikit-build-core and nanobind, no
+# network; .carry/usr from lab/carry-build-deps.sh stands in for the -dev packages), then runs the
+# honest torch.mm submission and the two it must refuse through the carried driver.
+# Usage (repository root, on the GPU machine): lab/python/problems-h200.sh DRIVER OUT_DIR
+#   DRIVER: a pitot driver built with CUDA (its libzip.so.4 and libfmt.so.9 on LD_LIBRARY_PATH).
+#   Writes OUT_DIR/python-problems/ (build log, the check's output).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+driver=$(realpath "${1:?usage: problems-h200.sh DRIVER OUT_DIR}")
+out=${2:?usage: problems-h200.sh DRIVER OUT_DIR}/python-problems
+mkdir -p "$out"
+carry=$root/.carry/usr
+multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+export PATH="$PATH:/usr/local/cuda/bin"
+export CMAKE_PREFIX_PATH="$carry${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+export LD_LIBRARY_PATH="$carry/lib/$multiarch:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+site=/tmp/pitot-python-site
+rm -rf "$site"
+t=$(date +%s)
+CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DPITOT_ENABLE_HIP=OFF -DPITOT_BUILD_DRIVER=OFF" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
+  python3 -m pip install -v --no-build-isolation --no-deps --target "$site" -C build-dir=/tmp/pitot-python-build \
+  "$root/python" > "$out/build.log" 2>&1
+echo "Python build: exit $?, $(( $(date +%s) - t )) s" | tee "$out/summary.txt"
+export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+PITOT_DRIVER=$driver timeout 240 python3 "$root/lab/python/problems_torch.py" --check > "$out/check.log" 2>&1
+echo "problems_torch --check: exit $?" >> "$out/summary.txt"
+tail -20 "$out/check.log" >> "$out/summary.txt"
+cat "$out/summary.txt"
