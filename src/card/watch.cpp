@@ -12,12 +12,20 @@ Clock steady_clock() {
   return [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
 }
 
-PointLog::PointLog(Card& card, double every_seconds, Clock clock)
-    : card_(card), every_(every_seconds), clock_(std::move(clock)) {}
+PointLog::PointLog(Card& card, double every_seconds, Clock clock, std::optional<Reading>* shared)
+    : card_(card), every_(every_seconds), clock_(std::move(clock)), shared_(shared) {}
 
 void PointLog::read_now() {
+  const double now = clock_();
+  last_ = now;
+  if (shared_ && *shared_ && now - (*shared_)->seconds < every_) {
+    readings_.push_back(**shared_);
+    return;
+  }
   Reading r = card_.read();
-  r.seconds = last_ = clock_();
+  ++reads_;
+  r.seconds = now;
+  if (shared_) *shared_ = r;
   readings_.push_back(std::move(r));
 }
 

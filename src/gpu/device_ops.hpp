@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "card/card.hpp"
@@ -45,6 +46,8 @@ struct DeviceKit {
   // where they cannot be read.
   std::unique_ptr<card::Card> card;
   std::string card_missing;
+  // The card's latest reading, which the points share (card::PointLog).
+  std::optional<card::Reading> last_card_reading;
 };
 
 // How many launches a batch queues behind the blocker, and how many batches make a sample.

@@ -284,65 +284,78 @@ DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
   } else {
     times.seconds = elapsed_seconds(starts_[0], stops_[0]);
   }
-  const auto read_start = std::chrono::steady_clock::now();
-  if (kclock) read_kernel_clock(first, times);
+  times.first = first;
   *clock_ratio_out = ops::clock_ratio(kit_, sequence);
   if (warm_) {
     ++costs_.batches;
     costs_.queue_seconds += seconds_between(batch_start, queued);
     costs_.wait_seconds += seconds_between(queued, waited);
-    if (kclock) costs_.clock_read_seconds += seconds_between(read_start, std::chrono::steady_clock::now());
   }
   return times;
 }
 
-void DeviceSampler::read_kernel_clock(std::uint64_t first, BatchTimes& times) {
+void DeviceSampler::read_kernel_clock(std::vector<BatchTimes>& batches) {
+  const auto read_start = std::chrono::steady_clock::now();
+  auto late = [&] {
+    for (const BatchTimes& b : batches)
+      if (matcher_.incomplete(b.first, count_, records_per_launch_) > 0) return true;
+    return false;
+  };
   activity_flush(matcher_);
   int flushes = 1;
-  for (int i = 0; i < kFlushRetries && matcher_.incomplete(first, count_, records_per_launch_) > 0; ++i) {
+  for (int i = 0; i < kFlushRetries && late(); ++i) {
     std::this_thread::sleep_for(kFlushRetryWait);
     activity_flush(matcher_);
     ++flushes;
   }
-  if (warm_) costs_.clock_flushes += flushes;
-  const std::vector<kernel_clock::LaunchTime> launches = matcher_.take(first, count_);
-  times.events = times.seconds;
-  times.seconds = 0;
-  for (const auto& l : launches) {
-    // Work that queues nothing the clock sees (host work, work queued from another thread) has no
-    // device time to read: a clear failure rather than a made-up number.
-    if (std::isnan(l.span_ns) && untrusted_)
-      throw std::runtime_error("untrusted: a timed call queued no device work the kernel clock could see (work skipped "
-                               "after the first calls, or queued from another thread)");
-    if (std::isnan(l.span_ns))
-      throw std::runtime_error(current_point() +
-                               ": the kernel clock found no kernel, memcpy or memset of a launch (is the work queued "
-                               "from this thread?); time this benchmark with --clock events");
-    records_per_launch_ = std::max(records_per_launch_, static_cast<int>(l.parts.size()));
-    if (l.max_waves > max_waves_) {
-      max_waves_ = l.max_waves;
-      widest_ = l.widest;
+  for (BatchTimes& times : batches) {
+    const std::vector<kernel_clock::LaunchTime> launches = matcher_.take(times.first, count_);
+    times.events = times.seconds;
+    times.seconds = 0;
+    for (const auto& l : launches) {
+      // Work that queues nothing the clock sees (host work, work queued from another thread) has no
+      // device time to read: a clear failure rather than a made-up number.
+      if (std::isnan(l.span_ns) && untrusted_)
+        throw std::runtime_error("untrusted: a timed call queued no device work the kernel clock could see (work skipped "
+                                 "after the first calls, or queued from another thread)");
+      if (std::isnan(l.span_ns))
+        throw std::runtime_error(current_point() +
+                                 ": the kernel clock found no kernel, memcpy or memset of a launch (is the work queued "
+                                 "from this thread?); time this benchmark with --clock events");
+      records_per_launch_ = std::max(records_per_launch_, static_cast<int>(l.parts.size()));
+      if (l.max_waves > max_waves_) {
+        max_waves_ = l.max_waves;
+        widest_ = l.widest;
+      }
+      times.seconds += l.span_ns * 1e-9;
+      times.busy += l.busy_ns * 1e-9;
     }
-    times.seconds += l.span_ns * 1e-9;
-    times.busy += l.busy_ns * 1e-9;
+    times.kernels.add(launches);
   }
-  times.kernels.add(launches);
+  if (warm_) {
+    costs_.clock_flushes += flushes;
+    costs_.clock_read_seconds += seconds_between(read_start, std::chrono::steady_clock::now());
+  }
 }
 
 detail::Sample DeviceSampler::sample() {
   // On CUDA consecutive batches alternate between two states on an H200 (every launch of one
   // batch ~0.3 us slower than the next's: seen in cold, for any kernel). A sample of two batches
   // holds one of each, so samples no longer fall into two groups whose median flips.
-  BatchTimes sum;
+  std::vector<BatchTimes> batches;
   std::vector<double> ratios;
   for (int b = 0; b < batches_; ++b) {
     double ratio = 0;
-    BatchTimes t = run_batch(&ratio);
+    batches.push_back(run_batch(&ratio));
+    if (!std::isnan(ratio)) ratios.push_back(ratio);
+  }
+  if (kernel_clock()) read_kernel_clock(batches);
+  BatchTimes sum;
+  for (const BatchTimes& t : batches) {
     sum.seconds += t.seconds;
     sum.busy += t.busy;
     sum.events += t.events;
     sum.kernels.merge(t.kernels);
-    if (!std::isnan(ratio)) ratios.push_back(ratio);
   }
   const double launches = static_cast<double>(iterations_per_sample());
   detail::Sample s;
@@ -353,9 +366,9 @@ detail::Sample DeviceSampler::sample() {
   }
   if (card_log_ && warm_) {  // between samples: the card is idle here
     const auto before = std::chrono::steady_clock::now();
-    const std::size_t readings = card_log_->size();
+    const int reads = card_log_->reads();
     card_log_->read_if_due();
-    if (card_log_->size() > readings) {
+    if (card_log_->reads() > reads) {
       ++costs_.card_reads;
       costs_.card_read_seconds += seconds_between(before, std::chrono::steady_clock::now());
     }

@@ -146,12 +146,16 @@ class DeviceSampler final : public detail::Sampler {
     double busy = 0;     // kernel clock: sum of record durations
     double events = 0;   // kernel clock: what the events read
     kernel_clock::Breakdown kernels;
+    std::uint64_t first = 0;  // kernel clock: the id of the batch's first launch (0: no records)
   };
   // One call of the author's work, on the next rotation; a nonzero id tags its device work.
   void launch_work(std::uint64_t activity_id = 0);
-  BatchTimes run_batch(double* clock_ratio);  // count_ launches behind one blocker
-  // The kernel clock's reading of the cold batch whose launches are [first, first + count_).
-  void read_kernel_clock(std::uint64_t first, BatchTimes& times);
+  // count_ launches behind one blocker; under the kernel clock `seconds` is still the events'
+  // reading, and the launches' records are read by read_kernel_clock once the sample's batches ran.
+  BatchTimes run_batch(double* clock_ratio);
+  // The kernel clock's reading of a sample's batches (each with launches [first, first + count_)):
+  // one flush of CUPTI's buffers for all of them, more only while records are late.
+  void read_kernel_clock(std::vector<BatchTimes>& batches);
   void capture_graph();
   void release_resources() noexcept;
   Energy measure_energy(card::Card& card, double window_seconds);

@@ -127,6 +127,32 @@ TEST_F(CardTest, ReadsOnlyWhenDue) {
   EXPECT_EQ(log.size(), 2u);
 }
 
+TEST_F(CardTest, PointsShareAYoungReadingInsteadOfReadingAgain) {
+  const NvmlApi api = full_api();
+  Card card(pitot::card::nvml_source(api, &fake_device_tag));
+  FakeTime t;
+  std::optional<pitot::card::Reading> shared;
+  pitot::card::PointLog first(card, 0.1, t.clock(), &shared), second(card, 0.1, t.clock(), &shared);
+  first.read_now();
+  EXPECT_EQ(fake.power_calls, 1);
+  t.now += 0.05;
+  fake.sm_mhz = 1500;
+  second.read_now();  // the first point's reading is 50 ms old: taken as it is
+  EXPECT_EQ(fake.power_calls, 1);
+  EXPECT_EQ(second.reads(), 0);
+  EXPECT_EQ(second.summary()["sm_clock_mhz"]["max"], 1980.0);
+  t.now += 0.06;
+  second.read_now();  // 110 ms old: the card is read again
+  EXPECT_EQ(fake.power_calls, 2);
+  EXPECT_EQ(second.reads(), 1);
+  EXPECT_EQ(second.size(), 2u);
+  EXPECT_EQ(second.summary()["sm_clock_mhz"]["min"], 1500.0);
+  first.read_if_due();  // due for the first point (110 ms), but the second's reading is fresh
+  EXPECT_EQ(fake.power_calls, 2);
+  EXPECT_EQ(first.size(), 2u);
+  EXPECT_EQ(first.summary()["sm_clock_mhz"]["min"], 1500.0);
+}
+
 TEST_F(CardTest, MissingFunctionsAreNamedOnceAndNotAskedAgain) {
   NvmlApi api = full_api();
   api.total_energy = nullptr;  // an NVML without the energy counter
