@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The old and the new engine on the same points (lab/suite/cuts-h200.sh): per slice, the medians
-new/old (each side's median over its rounds), beside old/old between rounds (the spread any
-difference is read against), the sampling seconds a point spent and the 99% interval's width.
+"""The old and a new engine on the same points (lab/suite/cuts-h200.sh): per slice and new kind,
+the medians new/old (each side's median over its rounds), beside old/old between rounds (the spread
+any difference is read against), the sampling seconds a point spent and the 99% interval's width.
 
-usage: ab_medians.py DIR   (DIR holds {old,new}-ROUND-SLICE.json)
+usage: ab_medians.py DIR   (DIR holds KIND-ROUND-SLICE.json; KIND old, and any others)
 """
 import collections
 import glob
@@ -19,8 +19,6 @@ def load(directory):
     runs = collections.defaultdict(lambda: collections.defaultdict(list))
     for path in sorted(glob.glob(os.path.join(directory, "*-*-*.json"))):
         kind, _, name = os.path.basename(path)[:-5].split("-", 2)
-        if kind not in ("old", "new"):
-            continue
         with open(path) as f:
             for p in json.load(f).get("points", []):
                 if p.get("status") == "ok" and p.get("stats"):
@@ -38,11 +36,12 @@ def summary(ratios):
 def main():
     runs = load(sys.argv[1])
     slices = sorted({name for _, name in runs})
-    print("| slice | points | geo-mean new/old | within 1% | largest | old/old (rounds) within 1% | "
+    kinds = sorted({kind for kind, _ in runs} - {"old"})
+    print("| slice, kind | points | geo-mean new/old | within 1% | largest | old/old (rounds) within 1% | "
           "sampling s/point old | new | ci99 width old | new |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for name in slices:
-        old, new = runs.get(("old", name), {}), runs.get(("new", name), {})
+    for name, kind in [(n, k) for n in slices for k in kinds]:
+        old, new = runs.get(("old", name), {}), runs.get((kind, name), {})
         common = sorted(set(old) & set(new))
         if not common:
             continue
@@ -56,7 +55,7 @@ def main():
         s_new = statistics.mean(sampling(new[k]) for k in common)
         w_old = statistics.mean(width(old[k]) for k in common)
         w_new = statistics.mean(width(new[k]) for k in common)
-        print(f"| {name} | {summary(ratios)} | {old_ab} | {s_old:.3f} | {s_new:.3f} | {w_old:.3%} | {w_new:.3%} |")
+        print(f"| {name}, {kind} | {summary(ratios)} | {old_ab} | {s_old:.3f} | {s_new:.3f} | {w_old:.3%} | {w_new:.3%} |")
 
 
 if __name__ == "__main__":

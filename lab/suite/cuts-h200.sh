@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Issue 33, item 3: the sampler's host costs cut (the card read shared between points, one CUPTI
-# flush a sample instead of one a batch), checked in one device call:
+# flush a sample instead of one a batch, a sample's second batch queued while the first runs),
+# checked in one device call:
 #  1. what each NVML query costs (lab/card/nvml_costs.py);
 #  2. the old and the new engine on the same points, processes alternated (bench_gemm's
-#     llama3.1-8b M=2048 points, bench_cast and bench_copy whole; pitot's defaults): the sampling
-#     wall, its costs, and the medians new/old (lab/suite/ab_medians.py);
+#     llama3.1-8b M=2048 points, bench_cast and bench_copy whole; pitot's defaults), the new one
+#     also with PITOT_SAMPLER_PIPELINE=off ("flat"): the sampling wall, its costs, and the medians
+#     against the old engine's (lab/suite/ab_medians.py);
 #  3. when every new process exited 0: the whole bundled suite as scripts/run-suite.sh runs it
 #     (pitot run's defaults, one process a program, the fresh machine's empty cuDNN plan cache),
 #     its wall and its phases.
@@ -35,20 +37,21 @@ timeout 60 python3 "$here/../card/nvml_costs.py" > "$out/nvml-costs.txt" 2>&1
 
 failed=0
 for r in $(seq 1 "$rounds"); do
-  for kind in old new; do
-    dir=$old; [ "$kind" = new ] && dir=$new/benchmarks/gpu
+  for kind in old new flat; do
+    dir=$old; [ "$kind" != old ] && dir=$new/benchmarks/gpu
+    pipeline=on; [ "$kind" = flat ] && pipeline=off
     for slice in "gemm:bench_gemm:llama3\.1-8b.*M=2048" "cast:bench_cast:." "copy:bench_copy:."; do
       IFS=: read -r name program filter <<< "$slice"
       s=$(now)
-      "$dir/$program" --quiet --filter "$filter" --json "$out/$kind-$r-$name.json" > "$out/$kind-$r-$name.log" 2>&1
+      PITOT_SAMPLER_PIPELINE=$pipeline "$dir/$program" --quiet --filter "$filter" --json "$out/$kind-$r-$name.json" > "$out/$kind-$r-$name.log" 2>&1
       rc=$?
-      [ "$kind" = new ] && [ "$rc" != 0 ] && failed=1
+      [ "$kind" != old ] && [ "$rc" != 0 ] && failed=1
       echo "$kind $r $name rc $rc wall $(python3 -c "print(round($(now) - $s, 2))")" >> "$out/walls.txt"
     done
   done
   pack
 done
-for kind in old new; do
+for kind in old new flat; do
   python3 "$here/phases.py" "$out/$kind"-*.json > "$out/$kind-phases.md" 2>&1
 done
 python3 "$here/ab_medians.py" "$out" > "$out/medians.md" 2>&1
@@ -66,5 +69,5 @@ else
   echo "suite not run: a new process failed (walls.txt)" > "$out/suite-wall.txt"
 fi
 pack
-cat "$out/walls.txt" "$out/suite-wall.txt"; tail -3 "$out/old-phases.md" "$out/new-phases.md"; tail -8 "$out/medians.md"
+cat "$out/walls.txt" "$out/suite-wall.txt"; tail -3 "$out/old-phases.md" "$out/new-phases.md" "$out/flat-phases.md"; tail -8 "$out/medians.md"
 tail -3 "$out/suite-phases.md" 2>/dev/null; cat "$out/nvml-costs.txt"
