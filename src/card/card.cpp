@@ -33,7 +33,6 @@ Reading Card::read() {
   if (ask("memory_clock", [&] { return source_->mem_clock_mhz(value); })) r.mem_clock_mhz = value;
   r.temperature_c = temperature_c();
   if (ask("power", [&] { return source_->power_watts(value); })) r.power_watts = value;
-  r.energy_millijoules = energy_millijoules();
   std::uint64_t mask = 0;
   if (ask("clock_reasons", [&] { return source_->clock_reasons(mask); })) r.reasons = mask;
   return r;

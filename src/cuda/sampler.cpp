@@ -71,17 +71,15 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
   PITOT_CUDA_TRY(cudaMemset(kit->flush_buffer, 0, kit->flush_bytes));
   PITOT_CUDA_TRY(cudaDeviceSynchronize());  // our streams do not wait for the legacy stream
   PITOT_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&kit->flush_sink), sizeof(int)));
-  PITOT_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&kit->signals), kSignalSlots * sizeof(HostSignals), cudaHostAllocMapped));
+  PITOT_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&kit->signals), sizeof(HostSignals), cudaHostAllocMapped));
   PITOT_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&kit->clocks_before), kMaxSmSlots * sizeof(ClockSlot), cudaHostAllocMapped));
   PITOT_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&kit->clocks_after), kMaxSmSlots * sizeof(ClockSlot), cudaHostAllocMapped));
   for (int i = 0; i < kMaxSmSlots; ++i) {
     kit->clocks_before[i].sequence = 0;
     kit->clocks_after[i].sequence = 0;
   }
-  for (int slot = 0; slot < kSignalSlots; ++slot) {
-    kit->signals[slot].release = 1;
-    kit->signals[slot].timed_out = 0;
-  }
+  kit->signals->release = 1;
+  kit->signals->timed_out = 0;
 
   // Run each of our kernels once now: lazy module loading must never happen behind the blocker.
   cudaStream_t stream = nullptr;
@@ -175,8 +173,8 @@ void wait_for_device(DeviceKit& any_kit, cudaStream_t stream) {
   PITOT_CUDA_TRY(cudaStreamWaitEvent(stream, kit.legacy_mark, 0));
 }
 
-void launch_blocker(DeviceKit& kit, cudaStream_t stream, int slot) {
-  PITOT_CUDA_TRY(cuda::launch_blocker(stream, &kit.signals[slot], kBlockerTimeoutNs));
+void launch_blocker(DeviceKit& kit, cudaStream_t stream) {
+  PITOT_CUDA_TRY(cuda::launch_blocker(stream, kit.signals, kBlockerTimeoutNs));
 }
 
 void launch_flush(DeviceKit& any_kit, cudaStream_t stream) {

@@ -36,7 +36,7 @@ struct DeviceKit {
 
   std::size_t flush_bytes = 0;     // what the cache flush reads (recorded per cold point)
   double flush_seconds = 0;        // one flush, measured when the kit is made
-  HostSignals* signals = nullptr;  // the blockers' flags, host side: kSignalSlots of them
+  HostSignals* signals = nullptr;  // the blocker's flags, host side
   std::uint64_t sequence = 0;      // numbers the batches of the process, for the clock probe
   // Off when a tool serializes launches (ncu, compute-sanitizer, rocprofv3): a launch queued
   // behind the spinning blocker would wait for it until its timeout. Found out when the kit is
@@ -78,8 +78,8 @@ std::string untrusted_before_batch(DeviceKit& kit);
 // Makes `stream` wait for all work queued so far on the device's blocking streams (before a
 // sample's stop event: work the benchmark moved to a stream of its own is inside the span).
 void wait_for_device(DeviceKit& kit, gpuStream_t stream);
-// The spinning kernel at a batch's start (released by kit.signals[slot]).
-void launch_blocker(DeviceKit& kit, gpuStream_t stream, int slot);
+// The spinning kernel at a batch's start (released by kit.signals).
+void launch_blocker(DeviceKit& kit, gpuStream_t stream);
 // The cache flush before each cold launch.
 void launch_flush(DeviceKit& kit, gpuStream_t stream);
 // The clock probe before (after = false) and after a batch's launches.

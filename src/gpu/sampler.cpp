@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -52,11 +51,10 @@ DeviceSampler::DeviceSampler(DeviceKit& kit, Mode mode, Clock clock, bool clock_
     : kit_(kit), mode_(mode), clock_(clock), clock_forced_(clock_forced), work_(work), rotations_(std::max(1, rotations)), graph_launches_(graph_launches), throttle_ratio_(throttle_ratio) {
   try {
     PITOT_GPU_TRY(gpuStreamCreateWithFlags(&stream_, gpuStreamNonBlocking));
-    events_per_slot_ = mode_ == Mode::Cold ? static_cast<std::size_t>(kMaxColdLaunches) : 1;
-    const std::size_t pairs = events_per_slot_ * kSignalSlots;
+    const std::int64_t pairs = mode_ == Mode::Cold ? kMaxColdLaunches : 1;
     starts_.resize(pairs, nullptr);
     stops_.resize(pairs, nullptr);
-    for (std::size_t i = 0; i < pairs; ++i) {
+    for (std::int64_t i = 0; i < pairs; ++i) {
       PITOT_GPU_TRY(gpuEventCreate(&starts_[i]));
       PITOT_GPU_TRY(gpuEventCreate(&stops_[i]));
     }
@@ -209,139 +207,91 @@ double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::ste
 }
 }  // namespace
 
-DeviceSampler::Queued DeviceSampler::queue_batch(int slot, std::uint64_t sequence, bool probe_before, bool probe_after) {
-  Queued q;
-  q.slot = slot;
-  q.start = std::chrono::steady_clock::now();
+DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
+  const auto batch_start = std::chrono::steady_clock::now();
   if (untrusted_)
     if (const std::string why = ops::untrusted_before_batch(kit_); !why.empty()) throw std::runtime_error("untrusted: " + why);
   ops::before_batch(kit_, mode_);
   const bool kclock = kernel_clock();
   activity_record(kclock);  // off for events: recording kernels slows some of them
+  std::uint64_t first = 0;
   if (kclock) {
-    q.first = next_activity_id.fetch_add(static_cast<std::uint64_t>(count_));
-    matcher_.expect(q.first, count_);
+    first = next_activity_id.fetch_add(static_cast<std::uint64_t>(count_));
+    matcher_.expect(first, count_);
   }
-  HostSignals* signals = &kit_.signals[slot];
+  const std::uint64_t sequence = ++kit_.sequence;
+  auto* signals = kit_.signals;
   signals->timed_out = 0;
   signals->release = 0;
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  q.blocker = kit_.use_blocker && !profiling_now;
-  if (q.blocker) ops::launch_blocker(kit_, stream_, slot);
-  gpuEvent_t* starts = &starts_[static_cast<std::size_t>(slot) * events_per_slot_];
-  gpuEvent_t* stops = &stops_[static_cast<std::size_t>(slot) * events_per_slot_];
+  const bool blocker = kit_.use_blocker && !profiling_now;
+  if (blocker) ops::launch_blocker(kit_, stream_);
   {
     ReleaseOnExit release{signals};
-    if (probe_before) ops::probe_clock(kit_, stream_, false, sequence);
+    ops::probe_clock(kit_, stream_, false, sequence);
     switch (mode_) {
       case Mode::Cold:
         if (warm_) flushes_ += count_;
         for (std::int64_t k = 0; k < count_; ++k) {
           if (hooks_) hooks_->before_call(stream_, k);
           ops::launch_flush(kit_, stream_);
-          PITOT_GPU_TRY(gpuEventRecord(starts[k], stream_));
-          launch_work(kclock ? q.first + static_cast<std::uint64_t>(k) : 0);
+          PITOT_GPU_TRY(gpuEventRecord(starts_[k], stream_));
+          launch_work(kclock ? first + static_cast<std::uint64_t>(k) : 0);
           end_span();
-          PITOT_GPU_TRY(gpuEventRecord(stops[k], stream_));
+          PITOT_GPU_TRY(gpuEventRecord(stops_[k], stream_));
           if (hooks_) hooks_->after_call(stream_, k);
         }
         break;
       case Mode::Hot:
-        PITOT_GPU_TRY(gpuEventRecord(starts[0], stream_));
+        PITOT_GPU_TRY(gpuEventRecord(starts_[0], stream_));
         for (std::int64_t k = 0; k < count_; ++k) launch_work();
         end_span();
-        PITOT_GPU_TRY(gpuEventRecord(stops[0], stream_));
+        PITOT_GPU_TRY(gpuEventRecord(stops_[0], stream_));
         break;
       case Mode::Graph:
-        PITOT_GPU_TRY(gpuEventRecord(starts[0], stream_));
+        PITOT_GPU_TRY(gpuEventRecord(starts_[0], stream_));
         PITOT_GPU_TRY(gpuGraphLaunch(graph_exec_, stream_));
         end_span();
-        PITOT_GPU_TRY(gpuEventRecord(stops[0], stream_));
+        PITOT_GPU_TRY(gpuEventRecord(stops_[0], stream_));
         break;
     }
-    if (probe_after) ops::probe_clock(kit_, stream_, true, sequence);
+    ops::probe_clock(kit_, stream_, true, sequence);
     // Across ranks (docs/ranks.md) no rank's blocker lets its work run before every rank has
     // queued its batch: the ranks' timed work then starts together, not one queueing time apart.
     if (agreement_) (void)agreed_slowest(0);
   }
-  q.queued = std::chrono::steady_clock::now();
-  return q;
-}
-
-DeviceSampler::BatchTimes DeviceSampler::read_batch(const Queued& q) const {
-  BatchTimes times;
-  times.first = q.first;
-  const std::size_t base = static_cast<std::size_t>(q.slot) * events_per_slot_;
-  const std::int64_t spans = mode_ == Mode::Cold ? count_ : 1;
-  for (std::int64_t k = 0; k < spans; ++k) times.seconds += elapsed_seconds(starts_[base + k], stops_[base + k]);
-  return times;
-}
-
-bool DeviceSampler::blocker_gave_up(const std::vector<Queued>& queued) {
-  bool gave_up = false;
-  for (const Queued& q : queued) gave_up = gave_up || (q.blocker && kit_.signals[q.slot].timed_out);
-  // Across ranks the batch is taken again on every rank when any rank's blocker gave up (one rank
-  // alone would launch its collectives once more than the others).
-  if (agreed_slowest(gave_up ? 1 : 0) == 0) return false;
-  // The author's launch waited for the blocker: a profiler that serializes the kernels it
-  // profiles (ncu -k / --nvtx-include, rocprof) or work that synchronizes with the host. Go on
-  // without the blocker for the rest of the process (exec records it); the caller takes the
-  // batches again.
-  kit_.use_blocker = false;
-  if (kernel_clock()) {
-    activity_flush(matcher_);
-    for (const Queued& q : queued) (void)matcher_.take(q.first, count_);
-  }
-  return true;
-}
-
-DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
-  const std::uint64_t sequence = ++kit_.sequence;
-  const Queued q = queue_batch(0, sequence, true, true);
+  const auto queued = std::chrono::steady_clock::now();
   PITOT_GPU_TRY(gpuStreamSynchronize(stream_));
   if (untrusted_) PITOT_GPU_TRY(gpuDeviceSynchronize());  // work on non-blocking streams ends inside the batch
   const auto waited = std::chrono::steady_clock::now();
   if (hooks_ && mode_ == Mode::Cold) hooks_->after_batch(stream_, count_);
-  if (blocker_gave_up({q})) return run_batch(clock_ratio_out);
-  BatchTimes times = read_batch(q);
+  // Across ranks the batch is taken again on every rank when any rank's blocker gave up (one rank
+  // alone would launch its collectives once more than the others).
+  if (agreed_slowest(blocker && signals->timed_out ? 1 : 0) > 0) {
+    // The author's launch waited for the blocker: a profiler that serializes the kernels it
+    // profiles (ncu -k / --nvtx-include, rocprof) or work that synchronizes with the host. Go on
+    // without the blocker for the rest of the process (exec records it) and take this batch again.
+    kit_.use_blocker = false;
+    if (kclock) {
+      activity_flush(matcher_);
+      (void)matcher_.take(first, count_);
+    }
+    return run_batch(clock_ratio_out);
+  }
+  BatchTimes times;
+  if (mode_ == Mode::Cold) {
+    for (std::int64_t k = 0; k < count_; ++k) times.seconds += elapsed_seconds(starts_[k], stops_[k]);
+  } else {
+    times.seconds = elapsed_seconds(starts_[0], stops_[0]);
+  }
+  times.first = first;
   *clock_ratio_out = ops::clock_ratio(kit_, sequence);
   if (warm_) {
     ++costs_.batches;
-    costs_.queue_seconds += seconds_between(q.start, q.queued);
-    costs_.wait_seconds += seconds_between(q.queued, waited);
+    costs_.queue_seconds += seconds_between(batch_start, queued);
+    costs_.wait_seconds += seconds_between(queued, waited);
   }
   return times;
-}
-
-bool DeviceSampler::pipelined() const {
-  // The harness's checks (hooks) stage and verify each call's data per batch, the untrusted mode
-  // synchronizes the whole device per batch, and ranks meet per batch: those take one at a time.
-  static const bool off = [] {
-    const char* v = std::getenv("PITOT_SAMPLER_PIPELINE");
-    return v && std::string(v) == "off";
-  }();
-  return batches_ == kSignalSlots && !hooks_ && !untrusted_ && !agreement_ && !off;
-}
-
-std::vector<DeviceSampler::BatchTimes> DeviceSampler::run_pipelined(double* clock_ratio_out) {
-  // The second batch is queued while the first runs: its host time hides behind the first's device
-  // time, and its blocker, released once it is all queued, keeps the launch latency out of its
-  // events as before. One clock probe before the first batch and one after the second: the
-  // sample's clock ratio spans both.
-  const std::uint64_t sequence = ++kit_.sequence;
-  const Queued first = queue_batch(0, sequence, true, false);
-  const Queued second = queue_batch(1, sequence, false, true);
-  PITOT_GPU_TRY(gpuStreamSynchronize(stream_));
-  const auto waited = std::chrono::steady_clock::now();
-  if (blocker_gave_up({first, second})) return run_pipelined(clock_ratio_out);
-  std::vector<BatchTimes> batches{read_batch(first), read_batch(second)};
-  *clock_ratio_out = ops::clock_ratio(kit_, sequence);
-  if (warm_) {
-    costs_.batches += 2;
-    costs_.queue_seconds += seconds_between(first.start, second.queued);
-    costs_.wait_seconds += seconds_between(second.queued, waited);
-  }
-  return batches;
 }
 
 void DeviceSampler::read_kernel_clock(std::vector<BatchTimes>& batches) {
@@ -394,16 +344,10 @@ detail::Sample DeviceSampler::sample() {
   // holds one of each, so samples no longer fall into two groups whose median flips.
   std::vector<BatchTimes> batches;
   std::vector<double> ratios;
-  if (pipelined()) {
+  for (int b = 0; b < batches_; ++b) {
     double ratio = 0;
-    batches = run_pipelined(&ratio);
+    batches.push_back(run_batch(&ratio));
     if (!std::isnan(ratio)) ratios.push_back(ratio);
-  } else {
-    for (int b = 0; b < batches_; ++b) {
-      double ratio = 0;
-      batches.push_back(run_batch(&ratio));
-      if (!std::isnan(ratio)) ratios.push_back(ratio);
-    }
   }
   if (kernel_clock()) read_kernel_clock(batches);
   BatchTimes sum;

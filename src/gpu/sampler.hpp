@@ -9,7 +9,6 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -151,27 +150,9 @@ class DeviceSampler final : public detail::Sampler {
   };
   // One call of the author's work, on the next rotation; a nonzero id tags its device work.
   void launch_work(std::uint64_t activity_id = 0);
-  // A batch queued behind its blocker on signal slot `slot`, not yet waited for.
-  struct Queued {
-    int slot = 0;
-    bool blocker = false;     // queued behind a blocker
-    std::uint64_t first = 0;  // kernel clock: the id of its first launch
-    std::chrono::steady_clock::time_point start, queued;
-  };
-  // count_ launches behind one blocker on `slot` (its own flags and events), between the clock
-  // probes asked for; released once all are queued.
-  Queued queue_batch(int slot, std::uint64_t sequence, bool probe_before, bool probe_after);
-  // The events' reading of a queued batch once the stream has synchronized; under the kernel clock
-  // the launches' records are read by read_kernel_clock once the sample's batches ran.
-  BatchTimes read_batch(const Queued& q) const;
-  // Whether a blocker of `queued` gave up (then the blocker is off from here on, and their records
-  // dropped: the caller takes them again).
-  bool blocker_gave_up(const std::vector<Queued>& queued);
-  // One batch, synchronized.
+  // count_ launches behind one blocker; under the kernel clock `seconds` is still the events'
+  // reading, and the launches' records are read by read_kernel_clock once the sample's batches ran.
   BatchTimes run_batch(double* clock_ratio);
-  // A sample's two batches, the second queued while the first runs (when pipelined()).
-  std::vector<BatchTimes> run_pipelined(double* clock_ratio);
-  bool pipelined() const;
   // The kernel clock's reading of a sample's batches (each with launches [first, first + count_)):
   // one flush of CUPTI's buffers for all of them, more only while records are late.
   void read_kernel_clock(std::vector<BatchTimes>& batches);
@@ -193,8 +174,7 @@ class DeviceSampler final : public detail::Sampler {
   int graph_launches_;
   double throttle_ratio_;
   gpuStream_t stream_ = nullptr;
-  std::vector<gpuEvent_t> starts_, stops_;  // kSignalSlots sets of events_per_slot_ each
-  std::size_t events_per_slot_ = 1;
+  std::vector<gpuEvent_t> starts_, stops_;
   gpuGraph_t graph_ = nullptr;
   gpuGraphExec_t graph_exec_ = nullptr;
   std::int64_t count_ = 1;  // launches per batch (in graph mode: per graph)

@@ -14,8 +14,4 @@ struct HostSignals {
   volatile int timed_out;  // the blocker gave up waiting
 };
 
-// Each kit holds this many, one per batch in flight: a sample's second batch is queued behind a
-// blocker of its own while the first runs (src/gpu/sampler.cpp, DeviceSampler::run_pipelined).
-inline constexpr int kSignalSlots = 2;
-
 }  // namespace pitot::PITOT_GPU_NAMESPACE

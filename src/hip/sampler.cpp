@@ -71,13 +71,11 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
   PITOT_HIP_TRY(hipMemset(kit->flush_buffer, 0, kit->flush_bytes));
   PITOT_HIP_TRY(hipDeviceSynchronize());  // our non-blocking streams do not wait for the null stream
   PITOT_HIP_TRY(hipMalloc(reinterpret_cast<void**>(&kit->flush_sink), sizeof(int)));
-  PITOT_HIP_TRY(hipHostMalloc(reinterpret_cast<void**>(&kit->signals), kSignalSlots * sizeof(HostSignals),
+  PITOT_HIP_TRY(hipHostMalloc(reinterpret_cast<void**>(&kit->signals), sizeof(HostSignals),
                               hipHostMallocMapped | hipHostMallocCoherent));
   PITOT_HIP_TRY(hipHostGetDevicePointer(reinterpret_cast<void**>(&kit->device_signals), kit->signals, 0));
-  for (int slot = 0; slot < kSignalSlots; ++slot) {
-    kit->signals[slot].release = 1;
-    kit->signals[slot].timed_out = 0;
-  }
+  kit->signals->release = 1;
+  kit->signals->timed_out = 0;
   kit->wall_clock_hz = wall_clock_hz(device);
   kit->use_blocker = !profiler_attached([](const char* name) { return std::getenv(name); });
 
@@ -166,10 +164,10 @@ std::string untrusted_begin(DeviceKit&) { return "not on HIP yet: run untrusted 
 std::string untrusted_before_batch(DeviceKit&) { return ""; }
 void wait_for_device(DeviceKit&, hipStream_t) {}
 
-void launch_blocker(DeviceKit& any_kit, hipStream_t stream, int slot) {
+void launch_blocker(DeviceKit& any_kit, hipStream_t stream) {
   const HipKit& kit = hip_kit(any_kit);
   const auto ticks = static_cast<std::uint64_t>(kBlockerTimeoutSeconds * static_cast<double>(kit.wall_clock_hz));
-  PITOT_HIP_TRY(hip::launch_blocker(stream, &kit.device_signals[slot], ticks));
+  PITOT_HIP_TRY(hip::launch_blocker(stream, kit.device_signals, ticks));
 }
 
 void launch_flush(DeviceKit& any_kit, hipStream_t stream) {

@@ -113,6 +113,18 @@ TEST_F(CardTest, SummaryHoldsSpreadsAndReasonsButNotIdle) {
   EXPECT_FALSE(j.contains("missing"));
 }
 
+TEST_F(CardTest, AReadingLeavesTheEnergyCounterOut) {
+  // NVML's energy query costs milliseconds; a reading between samples must not pay for it.
+  const NvmlApi api = full_api();
+  Card card(pitot::card::nvml_source(api, &fake_device_tag));
+  const auto r = card.read();
+  EXPECT_TRUE(r.sm_clock_mhz.has_value());
+  EXPECT_TRUE(r.power_watts.has_value());
+  EXPECT_EQ(fake.energy_calls, 0);
+  EXPECT_TRUE(card.energy_millijoules().has_value());
+  EXPECT_EQ(fake.energy_calls, 1);
+}
+
 TEST_F(CardTest, ReadsOnlyWhenDue) {
   const NvmlApi api = full_api();
   Card card(pitot::card::nvml_source(api, &fake_device_tag));
@@ -162,7 +174,7 @@ TEST_F(CardTest, MissingFunctionsAreNamedOnceAndNotAskedAgain) {
     const auto r = card.read();
     EXPECT_TRUE(r.sm_clock_mhz.has_value());
     EXPECT_FALSE(r.power_watts.has_value());
-    EXPECT_FALSE(r.energy_millijoules.has_value());
+    EXPECT_FALSE(card.energy_millijoules().has_value());
   }
   EXPECT_EQ(fake.power_calls, 1);
   ASSERT_EQ(card.missing().size(), 2u);
