@@ -23,9 +23,8 @@ Clock steady_clock();
 // The readings of one point, taken between samples at most every `every_seconds`, so that the
 // GPU is never read while it runs timed work and the library's cost stays far below a sample's.
 // The points of one card may share their latest reading (`shared`): a point takes it instead of
-// reading the card when it is younger than `every_seconds`. A read costs about 4 ms on an H200,
-// and a lean point that read the card as it started and as it ended spent 15% of its sampling
-// on it; shared, the card is read at most every `every_seconds` of the run, whichever point asks.
+// reading the card when it is younger than `every_seconds`, so the card is read at most that
+// often over the run, whichever point asks (a lean point reads as it starts and as it ends).
 class PointLog {
  public:
   explicit PointLog(Card& card, double every_seconds = 0.1, Clock clock = steady_clock(),
