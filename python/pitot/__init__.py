@@ -38,7 +38,8 @@ import traceback
 
 from . import _asv, _asv_discovery, _engine, _self_timed
 
-__all__ = ["benchmark", "pow2", "State", "main", "has_cuda", "register_asv", "Problem", "Buffer", "Tolerance", "submission"]
+__all__ = ["benchmark", "pow2", "State", "main", "has_cuda", "register_asv", "Problem", "Buffer", "Tolerance", "submission",
+           "torch_process_group"]
 
 has_cuda: bool = _engine.has_cuda
 
@@ -154,6 +155,22 @@ class State:
     @property
     def device(self) -> str:
         return self._bench.device
+
+    # Ranks (docs/ranks.md): a multi_rank benchmark's points run in every rank's process.
+    @property
+    def rank(self) -> int:
+        """This process's rank in the point's world (0 outside a multi-rank run)."""
+        return self._s.rank()
+
+    @property
+    def world_size(self) -> int:
+        """The number of ranks the point runs in (1 outside a multi-rank run)."""
+        return self._s.world_size()
+
+    @property
+    def local_rank(self) -> int:
+        """This process's rank on its host: which GPU it takes (0 outside a multi-rank run)."""
+        return self._s.local_rank()
 
     # The timed region.
     def exec(self, fn) -> None:
@@ -279,7 +296,7 @@ def _failure(e: BaseException) -> str:
 
 
 def _register(name, fn, axes, *, version="1", timeout=60.0, device=None, source_file="", code="",
-              asv_type="time", unit="seconds", repr_values=False, asv_key=""):
+              asv_type="time", unit="seconds", repr_values=False, asv_key="", multi_rank=False):
     global _uses_device
     device = (device or "cpu").lower()
     if device not in ("cpu",) + _GPU_DEVICES:
@@ -307,7 +324,7 @@ def _register(name, fn, axes, *, version="1", timeout=60.0, device=None, source_
 
     _engine.register_benchmark(str(name), run_point, engine_axes, str(version), float(timeout),
                                source_file, code, device in _GPU_DEVICES, _BUILD_TYPE, str(asv_type), str(unit),
-                               bool(repr_values), str(asv_key or ""))
+                               bool(repr_values), str(asv_key or ""), bool(multi_rank))
     return bench
 
 
@@ -323,7 +340,7 @@ def _source_of(fn) -> tuple[str, str]:
     return source_file, code
 
 
-def benchmark(fn=None, *, axes=None, name=None, version="1", timeout=60.0, device=None):
+def benchmark(fn=None, *, axes=None, name=None, version="1", timeout=60.0, device=None, multi_rank=False):
     """Register a benchmark function ``fn(state)`` with the engine.
 
     axes: {name: values}: a list of ints (int axis), of numbers (float axis), of strings (string
@@ -331,13 +348,17 @@ def benchmark(fn=None, *, axes=None, name=None, version="1", timeout=60.0, devic
       pitot.pow2(exponents). Points are the cartesian product, last axis fastest.
     version: bump when results are no longer comparable. timeout: seconds before the driver kills
     a point (default 60). device: None or "cpu" (host clock), "cuda" (device time; its points are
-    skipped with the reason on a machine without a GPU).
+    skipped with the reason on a machine without a GPU). multi_rank: the points run in every rank
+    of a world started by `pitot run --ranks N` or a launcher (torchrun, mpirun, srun), with one
+    sample count and stopping decision for all and each sample the slowest rank's (docs/ranks.md);
+    state.rank and state.world_size say where this process is, pitot.torch_process_group(state)
+    gives torch.distributed's group over the same ranks.
     """
 
     def wrap(f):
         source_file, code = _source_of(f)
         _register(name or f.__name__, f, axes, version=version, timeout=timeout, device=device,
-                  source_file=source_file, code=code)
+                  source_file=source_file, code=code, multi_rank=multi_rank)
         f.__pitot_benchmark__ = True  # not an asv benchmark too, whatever its name
         return f
 
@@ -448,3 +469,4 @@ def run(argv=None, *, program=None) -> int:
         sys.stderr.flush()
 
 from ._problem import Buffer, DeviceView, Problem, Tolerance, submission  # noqa: E402,F401
+from ._ranks import torch_process_group  # noqa: E402,F401

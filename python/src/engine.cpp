@@ -21,6 +21,7 @@
 
 #include <pitot/pitot.hpp>
 #include <pitot/detail/backend_info.hpp>
+#include <pitot/detail/ranks.hpp>
 #include <pitot/detail/registry.hpp>
 #if defined(PITOT_PYTHON_CUDA)
 #include <pitot/cuda.hpp>  // registers the CUDA backend when the module loads
@@ -227,11 +228,12 @@ pitot::AxisValue to_value(nb::handle v, pitot::AxisKind kind) {
 // `type`, `unit`: what a sample holds, as asv names it ("time", "seconds" for timed benchmarks).
 // `repr_values`: every axis is a string axis of asv's reprs (an asv benchmark's params).
 // `asv_key`: the whole asv key when the benchmark sets its own (asv's benchmark_name); else "".
+// `multi_rank`: its points run across ranks (docs/ranks.md), as a C++ benchmark's .multi_rank().
 void register_benchmark(const std::string& name, nb::callable fn, const std::vector<nb::tuple>& axes,
                         const std::string& version, double timeout, const std::string& source_file,
                         const std::string& code, bool device, const std::string& build_type,
                         const std::string& type, const std::string& unit, bool repr_values,
-                        const std::string& asv_key) {
+                        const std::string& asv_key, bool multi_rank) {
   PyObject* f = fn.ptr();
   Py_INCREF(f);  // kept for the life of the process: the registry is destroyed after Python
   // The build asv's env name records: the interpreter ("python3.12"), apart from C++ builds' rows.
@@ -287,6 +289,7 @@ void register_benchmark(const std::string& name, nb::callable fn, const std::vec
   }
   b.version(version);
   b.timeout(timeout);
+  if (multi_rank) b.multi_rank();
   pitot::BenchmarkDef& def = pitot::registry().back();
   def.code = code;
   def.type = type;
@@ -328,6 +331,14 @@ NB_MODULE(_engine, m) {
       .def("add_flops", &pitot::State::add_flops)
       .def("benchmark_name", &pitot::State::benchmark_name)
       .def("point_name", &pitot::State::point_name)
+      .def("rank", &pitot::State::rank)
+      .def("world_size", &pitot::State::world_size)
+      .def("local_rank", [](pitot::State& state) { return pitot::detail::local_rank(state); })
+      // Rank 0's bytes on every rank of the point's group (pitot.torch_process_group's port).
+      .def("broadcast_bytes", [](pitot::State& state, nb::bytes bytes) {
+        const std::string out = pitot::detail::broadcast_bytes(state, std::string_view(bytes.c_str(), bytes.size()));
+        return nb::bytes(out.data(), out.size());
+      })
       .def("exec_cpu", &exec_cpu, nb::arg("fn"), nb::arg("number") = 0, nb::arg("sample_time") = 0.0,
            nb::arg("warmup_time") = -1.0, nb::arg("repeat") = 0)
       .def("exec_manual", &exec_manual, nb::arg("fn"), nb::arg("warmup_time") = -1.0, nb::arg("repeat") = 0)

@@ -35,6 +35,8 @@ PITOT_DRIVER=$driver PITOT_ASV_CHECK=$root/scripts/asv-check PITOT_ASV_PYTHON=$p
 PITOT_DRIVER=$driver "$venv/bin/python" "$root/tests/python/test_self_timed.py"
 # Python submissions to a Python problem, through `pitot run --untrusted` (the C++ harness's checks).
 PITOT_DRIVER=$driver "$venv/bin/python" "$root/tests/python/test_problems.py"
+# Multi-rank Python benchmarks through `pitot run --ranks 2` (torch's group where torch is installed).
+PITOT_DRIVER=$driver "$venv/bin/python" "$root/tests/python/test_ranks.py"
 # An asv suite under pitot and the real asv (installs asv 0.6.6 into the venv; about 15 s).
 PITOT_DRIVER=$driver "$venv/bin/python" "$root/tests/python/test_asv_suite.py"
 # A real third-party suite (asv's own test benchmarks, tests/python/third_party/asv): the real asv
