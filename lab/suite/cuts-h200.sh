@@ -6,9 +6,9 @@
 #  2. the old and the new engine on the same points, processes alternated (by default bench_gemm's
 #     llama3.1-8b M=2048 points, bench_cast and bench_copy whole; pitot's defaults): the sampling
 #     wall, its costs, and the medians new/old (lab/suite/ab_medians.py);
-#  3. when every new process exited 0 and SUITE_S > 0: the whole bundled suite as scripts/run-suite.sh runs it
-#     (pitot run's defaults, one process a program, the fresh machine's empty cuDNN plan cache),
-#     its wall and its phases.
+#  3. when every new process exited 0 and SUITE_S > 0: the whole bundled suite as
+#     scripts/run-suite.sh runs it (pitot run's defaults, one process a program, the fresh
+#     machine's empty cuDNN plan cache), its wall and its phases.
 # Usage: lab/suite/cuts-h200.sh OLD_DIR NEW_BUILD OUT_DIR
 #   OLD_DIR: bench_gemm, bench_cast and bench_copy before the cut; NEW_BUILD: a folder laid out as
 #   a build (src/driver/pitot, benchmarks/gpu/bench_*, lib/ with libzip.so.4, libfmt.so.9 and
@@ -72,4 +72,4 @@ else
 fi
 pack
 cat "$out/walls.txt" "$out/suite-wall.txt"; tail -3 "$out/old-phases.md" "$out/new-phases.md"; tail -8 "$out/medians.md"
-tail -3 "$out/suite-phases.md" 2>/dev/null; cat "$out/nvml-costs.txt"
+tail -3 "$out/suite-phases.md" 2>/dev/null; cat "$out/nvml-costs.txt" 2>/dev/null
