@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -30,10 +31,15 @@ class GroupAgreement final : public Agreement {
   GroupAgreement(ranks::Group& group, const std::string& point) : group_(group), label_("a step of the sampler of " + point) {}
   bool rank0(bool mine) override { return group_.broadcast(mine ? 1 : 0, label_) != 0; }
   double slowest(double mine) override { return group_.gather(mine, label_).max; }
+  void release_together() override {
+    if (!one_clock_) one_clock_ = ranks::one_clock(group_);  // asked once a point, on every rank alike
+    (void)ranks::release_together(group_, *one_clock_, label_);
+  }
 
  private:
   ranks::Group& group_;
   std::string label_;
+  std::optional<bool> one_clock_;
 };
 
 // What rank 0 broadcasts after each sample.

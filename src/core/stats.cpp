@@ -22,7 +22,11 @@ double quantile_sorted(const std::vector<double>& y, double q) {
   auto j = static_cast<std::size_t>(std::floor(z));
   double frac = z - static_cast<double>(j);
   if (j + 1 >= y.size()) return y.back();
-  return (1.0 - frac) * y[j] + frac * y[j + 1];
+  // y[j] + frac * step, kept within [y[j], y[j+1]]: monotone in q. (1 - frac) * y[j] + frac *
+  // y[j+1] rounds twice and can land an ulp below y[j] between equal values, so percentiles of
+  // a sample with repeated values came out unsorted (asv's samples column, docs/asv-format.md §5).
+  const double v = y[j] + frac * (y[j + 1] - y[j]);
+  return std::clamp(v, y[j], y[j + 1]);
 }
 
 std::pair<double, double> median_ci99_sorted(const std::vector<double>& y) {

@@ -257,8 +257,9 @@ DeviceSampler::BatchTimes DeviceSampler::run_batch(double* clock_ratio_out) {
     }
     ops::probe_clock(kit_, stream_, true, sequence);
     // Across ranks (docs/ranks.md) no rank's blocker lets its work run before every rank has
-    // queued its batch: the ranks' timed work then starts together, not one queueing time apart.
-    if (agreement_) (void)agreed_slowest(0);
+    // queued its batch, and on one host all release it at one moment of the host's clock: the
+    // ranks' timed work then starts together, not one queueing time or one message apart.
+    if (agreement_) agreement_->release_together();
   }
   const auto queued = std::chrono::steady_clock::now();
   PITOT_GPU_TRY(gpuStreamSynchronize(stream_));

@@ -90,4 +90,13 @@ class Group {
   std::unique_ptr<Connections> connections_;
 };
 
+// Whether every rank reads one monotonic clock (they run on one kernel: one host, containers
+// included). A gather: every rank calls it at the same place (src/ranks/release.cpp).
+bool one_clock(Group& group);
+// The ranks meet, then every rank returns at one moment: where they share one clock, rank 0 names
+// a moment a margin ahead (100 us and 25 us a rank) and each rank spins until it, so they leave
+// within the clock's resolution instead of one message apart; otherwise each leaves as the meeting
+// ends. Returns the moment this rank left, in nanoseconds of its monotonic clock.
+std::int64_t release_together(Group& group, bool shared_clock, std::string_view label = {});
+
 }  // namespace pitot::ranks

@@ -27,6 +27,20 @@ TEST(Stats, TenSamples) {
   EXPECT_DOUBLE_EQ(s.ci99_hi, 10);
 }
 
+TEST(Stats, QuantilesAreMonotoneOverRepeatedValues) {
+  // 200 equal values then 50 larger: (1 - f) * v + f * v rounds to an ulp under v at some q, after
+  // q's that read v exactly, and the asv samples column (101 percentiles) came out unsorted.
+  std::vector<double> y(200, 1e-6);
+  y.insert(y.end(), 50, 3e-6);
+  double last = 0;
+  for (int i = 0; i <= 100; ++i) {
+    const double q = pitot::quantile_sorted(y, i / 100.0);
+    EXPECT_GE(q, last) << "percentile " << i;
+    if (i <= 79) EXPECT_EQ(q, 1e-6) << "percentile " << i << " lies among the equal values";
+    last = q;
+  }
+}
+
 TEST(Stats, TwentySamplesInterval) {
   // Binomial(20,1/2) CDF: k=3 -> 1351/2^20 = 0.00129 (<= 0.005), k=4 -> 6196/2^20 = 0.0059.
   // So a=y[3]=4 and, by symmetry, b=y[16]=17.

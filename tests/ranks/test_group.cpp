@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <iomanip>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -90,6 +92,59 @@ TEST_P(Worlds, GatherGivesMaxMinMeanAndTheStraggler) {
   std::ostringstream expected;
   expected << 50.0 << " " << 1.0 + (straggler == 0 ? 1 : 0) << " " << sum / world << " " << straggler;
   for (int r = 0; r < world; ++r) EXPECT_EQ(ends[static_cast<std::size_t>(r)].report, expected.str()) << "rank " << r;
+}
+
+// Ranks arriving 30 ms apart leave together: on one host (these children share the kernel's
+// clock) every rank leaves at the one moment rank 0 named, after the last arrival; without a
+// shared clock each leaves as the meeting ends.
+TEST_P(Worlds, ReleaseTogetherLeavesAtOneMomentAfterTheLastArrival) {
+  const auto ends = run_ranks(GetParam(), [](int rank) {
+    Group group = join(quick);
+    const bool shared = one_clock(group);
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(9) << shared;
+    for (int i = 0; i < 3; ++i) {
+      sleep_for(0.03 * rank);
+      const double arrived = now_seconds();
+      const std::int64_t left = release_together(group, shared, "the test's release");
+      const double after = now_seconds();
+      out << " " << arrived << " " << left << " " << after;
+    }
+    const std::int64_t alone = release_together(group, false, "without a shared clock");
+    out << " " << alone;
+    return out.str();
+  });
+  expect_all_ok(ends);
+  struct Round {
+    double arrived, after;
+    std::int64_t left;
+  };
+  std::vector<std::vector<Round>> rounds(ends.size());
+  std::vector<std::int64_t> alone(ends.size());
+  for (std::size_t r = 0; r < ends.size(); ++r) {
+    std::istringstream in(ends[r].report);
+    bool shared = false;
+    in >> shared;
+    EXPECT_TRUE(shared) << "rank " << r << ": children of one process share the kernel's clock";
+    for (int i = 0; i < 3; ++i) {
+      Round x{};
+      in >> x.arrived >> x.left >> x.after;
+      rounds[r].push_back(x);
+    }
+    in >> alone[r];
+  }
+  for (int i = 0; i < 3; ++i) {
+    double last_arrival = 0;
+    for (const auto& rank_rounds : rounds) last_arrival = std::max(last_arrival, rank_rounds[static_cast<std::size_t>(i)].arrived);
+    for (std::size_t r = 0; r < rounds.size(); ++r) {
+      const Round& x = rounds[r][static_cast<std::size_t>(i)];
+      EXPECT_EQ(x.left, rounds[0][static_cast<std::size_t>(i)].left) << "rank " << r << ", round " << i << ": one moment for all";
+      EXPECT_GE(static_cast<double>(x.left) * 1e-9, last_arrival) << "rank " << r << ", round " << i;
+      EXPECT_GE(x.after, static_cast<double>(x.left) * 1e-9) << "rank " << r << ", round " << i << ": left before the moment";
+    }
+  }
+  // Without a shared clock there is no moment to agree on: each rank's own time as it left.
+  EXPECT_NE(std::set<std::int64_t>(alone.begin(), alone.end()).size(), 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, Worlds, ::testing::Values(2, 4));

@@ -35,6 +35,8 @@ class Agreement {
   virtual ~Agreement() = default;
   virtual bool rank0(bool mine) = 0;        // rank 0's decision on every rank
   virtual double slowest(double mine) = 0;  // the largest of every rank's value, on every rank
+  // Returns on every rank at once, after all have arrived (a GPU batch's release of its blocker).
+  virtual void release_together() = 0;
 };
 
 // A backend's way of taking samples of one piece of work. The engine owns the schedule
