@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import socket
 
-_GPU_DEVICES = ("cuda", "gpu")
+from . import _GPU_DEVICES
 
 
 def _free_port() -> int:

@@ -20,6 +20,9 @@ namespace pitot::card {
 using Clock = std::function<double()>;
 Clock steady_clock();
 
+// How often a point reads the card by default (seconds).
+inline constexpr double kReadEverySeconds = 0.1;
+
 // The readings of one point, taken between samples at most every `every_seconds`, so that the
 // GPU is never read while it runs timed work and the library's cost stays far below a sample's.
 // The points of one card may share their latest reading (`shared`): a point takes it instead of
@@ -27,7 +30,7 @@ Clock steady_clock();
 // often over the run, whichever point asks (a lean point reads as it starts and as it ends).
 class PointLog {
  public:
-  explicit PointLog(Card& card, double every_seconds = 0.1, Clock clock = steady_clock(),
+  explicit PointLog(Card& card, double every_seconds = kReadEverySeconds, Clock clock = steady_clock(),
                     std::optional<Reading>* shared = nullptr);
   void read_now();
   void read_if_due();

@@ -141,7 +141,7 @@ void exec_with_hooks(State& state, const DeviceOptions& options, std::function<v
   std::optional<card::PointLog> card_log;
   if (kit.card) {
     if (options.cool_to_c > 0) cooled = cool_before(state, *kit.card, options);
-    card_log.emplace(*kit.card, 0.1, card::steady_clock(), &kit.last_card_reading);
+    card_log.emplace(*kit.card, card::kReadEverySeconds, card::steady_clock(), &kit.last_card_reading);
   } else {
     say_once("the GPU's clocks, temperature and power are not recorded: " + kit.card_missing);
   }

@@ -344,6 +344,7 @@ detail::Sample DeviceSampler::sample() {
   // batch ~0.3 us slower than the next's: seen in cold, for any kernel). A sample of two batches
   // holds one of each, so samples no longer fall into two groups whose median flips.
   std::vector<BatchTimes> batches;
+  batches.reserve(static_cast<std::size_t>(batches_));
   std::vector<double> ratios;
   for (int b = 0; b < batches_; ++b) {
     double ratio = 0;
