@@ -5,7 +5,8 @@
 # of these -dev packages): the header-only nlohmann-json, CLI11 and fmt with their CMake config
 # files (they locate themselves, so CMAKE_PREFIX_PATH=.carry/usr finds them), libfmt (fmt's config
 # checks that its library exists), and libzip and zlib (the driver's, headers and libraries).
-# .carry/ is git-ignored; name it in the device call's carry list.
+# .carry/ is git-ignored; name it in the device call's carry list. There the scripts source
+# lab/carried-deps-env.sh to use it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dst=$root/.carry/usr

@@ -34,12 +34,8 @@ step() {  # step NAME LIMIT_S COMMAND...: its output in NAME.log, its exit and s
   echo "$name: exit $?, $(($(date +%s) - t)) s" | tee -a "$out/steps.txt"
 }
 
-carry=$root/.carry/usr
-multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+. "$root/lab/carried-deps-env.sh"
 export PATH="/usr/local/cuda/bin:$PATH" CUDAARCHS=90
-export CMAKE_PREFIX_PATH="$carry${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
-export LD_LIBRARY_PATH="$carry/lib/$multiarch:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 {
   date -u
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv

@@ -9,15 +9,14 @@ import ctypes
 import statistics
 import time
 
+from nvml_device import open_device
+
 parser = argparse.ArgumentParser()
 parser.add_argument("--calls", type=int, default=200)
 parser.add_argument("--device", type=int, default=0)
 args = parser.parse_args()
 
-nvml = ctypes.CDLL("libnvidia-ml.so.1")
-assert nvml.nvmlInit_v2() == 0
-dev = ctypes.c_void_p()
-assert nvml.nvmlDeviceGetHandleByIndex_v2(args.device, ctypes.byref(dev)) == 0
+nvml, dev = open_device(args.device)
 u = ctypes.c_uint()
 ull = ctypes.c_ulonglong()
 # The queries of card::Card::read (src/card/card.cpp), in its order.

@@ -8,15 +8,14 @@ import ctypes
 import statistics
 import time
 
+from nvml_device import open_device
+
 parser = argparse.ArgumentParser()
 parser.add_argument("--seconds", type=float, default=3.0)
 parser.add_argument("--device", type=int, default=0)
 args = parser.parse_args()
 
-nvml = ctypes.CDLL("libnvidia-ml.so.1")
-assert nvml.nvmlInit_v2() == 0
-dev = ctypes.c_void_p()
-assert nvml.nvmlDeviceGetHandleByIndex_v2(args.device, ctypes.byref(dev)) == 0
+nvml, dev = open_device(args.device)
 energy = ctypes.c_ulonglong()
 power = ctypes.c_uint()
 

@@ -11,12 +11,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 driver=$(realpath "${1:?usage: problems-h200.sh DRIVER OUT_DIR}")
 out=${2:?usage: problems-h200.sh DRIVER OUT_DIR}/python-problems
 mkdir -p "$out"
-carry=$root/.carry/usr
-multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+. "$root/lab/carried-deps-env.sh"
 export PATH="$PATH:/usr/local/cuda/bin"
-export CMAKE_PREFIX_PATH="$carry${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
-export LD_LIBRARY_PATH="$carry/lib/$multiarch:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 site=/tmp/pitot-python-site
 rm -rf "$site"
 t=$(date +%s)

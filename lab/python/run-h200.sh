@@ -27,12 +27,8 @@ finish() {
 }
 trap finish EXIT
 
-carry=$root/.carry/usr
-multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+. "$root/lab/carried-deps-env.sh"
 export PATH="$PATH:/usr/local/cuda/bin"
-export CMAKE_PREFIX_PATH="$carry${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
-export LD_LIBRARY_PATH="$carry/lib/$multiarch:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 jobs=$(nproc)
 
 # 1. Environment.

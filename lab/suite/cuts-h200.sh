@@ -60,13 +60,7 @@ pack
 if [ "$suite_s" = 0 ]; then
   echo "suite not run: SUITE_S=0" > "$out/suite-wall.txt"
 elif [ "$failed" = 0 ]; then
-  s=$(now)
-  # The programs by their folder: a build's manifest names the build machine's paths.
-  timeout -s TERM "$suite_s" "$new/src/driver/pitot" run "$new/benchmarks/gpu" --no-asv --progress plain \
-    --json "$out/suite.json" > "$out/suite.log" 2>&1
-  echo "suite rc $? wall $(python3 -c "print(round($(now) - $s, 1))") limit $suite_s" > "$out/suite-wall.txt"
-  python3 "$here/phases.py" "$out/suite.json" > "$out/suite-phases.md" 2>&1
-  python3 "$here/phases.py" "$out/suite.json" --by-benchmark > "$out/suite-phases-by-benchmark.md" 2>&1
+  "$here/whole-suite.sh" "$new" "$out" "$suite_s"
 else
   echo "suite not run: a new process failed (walls.txt)" > "$out/suite-wall.txt"
 fi

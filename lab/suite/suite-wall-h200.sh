@@ -39,13 +39,7 @@ for r in $(seq 1 "$rounds"); do
   done
 done
 
-# Item 4: run-suite.sh's run step (its defaults; --no-asv: the database write is not what is timed).
-s=$(now)
-# The programs by their folder: the build's manifest names this machine's paths.
-timeout -s TERM "$suite_s" "$build/src/driver/pitot" run "$build/benchmarks/gpu" --no-asv --progress plain \
-  --json "$out/suite.json" > "$out/suite.log" 2>&1
-echo "suite rc $? wall $(python3 -c "print(round($(now) - $s, 1))") limit $suite_s" > "$out/suite-wall.txt"
-python3 "$here/phases.py" "$out/suite.json" > "$out/phases.md" 2>&1
-python3 "$here/phases.py" "$out/suite.json" --by-benchmark > "$out/phases-by-benchmark.md" 2>&1
+# Item 4: run-suite.sh's run step.
+"$here/whole-suite.sh" "$build" "$out" "$suite_s"
 tar -C "$out_root" -cJf "$out_root/suite-wall.tar.xz" suite-wall
-cat "$out/suite-wall.txt" "$out/phases.md"
+cat "$out/suite-wall.txt" "$out/suite-phases.md"

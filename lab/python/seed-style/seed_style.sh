@@ -13,11 +13,8 @@ root=$(cd "$(dirname "$0")/../../.." && pwd)
 out=${1:?give OUT_DIR}
 here=$root/lab/python/seed-style
 mkdir -p "$out"
-carry=$root/.carry/usr
-multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
-export PATH="$PATH:/usr/local/cuda/bin" PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1
-export CMAKE_PREFIX_PATH="$carry${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
-export LD_LIBRARY_PATH="$carry/lib/$multiarch:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. "$root/lab/carried-deps-env.sh"
+export PATH="$PATH:/usr/local/cuda/bin"
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; python3 --version
   python3 -c "import torch; print('torch', torch.__version__)"; git -C "$root" rev-parse HEAD; } > "$out/environment.txt" 2>&1
 site=/tmp/seed22-site
