@@ -11,7 +11,6 @@
 #include <thread>
 
 #include "core/point_run.hpp"
-#include "core/gpu_lease.hpp"
 #include "core/ranked.hpp"
 #include "core/tracks.hpp"
 #include "core/stats.hpp"
@@ -180,7 +179,6 @@ void finalize(PointRun& run, const std::string& program) {
 // State::run hands it back between batches.
 void point_thread(PointRun& run) {
   run.wait_for_turn();
-  if (run.config.lease) run.config.lease->acquire();  // setup runs on the GPU too
   auto t0 = std::chrono::steady_clock::now();
   run.phases.started = t0;
   run.result.started_at_ms = unix_ms();
@@ -201,7 +199,6 @@ void point_thread(PointRun& run) {
   }
   // A rank whose point failed tells the others why at once (their waits would time out instead).
   if (run.ranked() && run.result.status == PointStatus::Failed) run.config.group->abort(run.result.reason);
-  if (run.config.lease) run.config.lease->offer();  // the pair's other process may go on at once
   const auto end = std::chrono::steady_clock::now();
   run.result.duration_seconds = std::chrono::duration<double>(end - t0).count();
   if (run.phases.timed_end != std::chrono::steady_clock::time_point{})  // sampling ended

@@ -17,7 +17,6 @@ namespace pitot {
 namespace ranks {
 class Group;
 }
-class GpuLease;
 
 struct RunConfig {
   double warmup_seconds = 0.02;     // untimed work before the first sample
@@ -35,9 +34,6 @@ struct RunConfig {
   // ranks (src/core/ranked.cpp). Null: one rank, as always.
   ranks::Group* group = nullptr;
   int local_rank = 0;  // this process's rank on its host (the GPU a multi-rank point takes)
-  // A paired round of pitot ab (src/core/gpu_lease.hpp): the GPU shared with the other build's
-  // process, taken in turns sample by sample. Null: this process has the GPU to itself.
-  GpuLease* lease = nullptr;
 };
 
 // One selected point of the program, ready to run.

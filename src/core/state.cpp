@@ -9,7 +9,6 @@
 #include <pitot/detail/ranks.hpp>
 
 #include "core/backend.hpp"
-#include "core/gpu_lease.hpp"
 #include "core/point_run.hpp"
 #include "core/ranked.hpp"
 #include "ranks/ranks.hpp"
@@ -137,8 +136,6 @@ void run_schedule(State& state, Sampler& sampler) {
     run_ranked(run, sampler);
     return;
   }
-  GpuLease* lease = cfg.lease;  // a paired round of pitot ab: the GPU taken in turns
-  if (lease) lease->acquire();
   const auto warmup_start = std::chrono::steady_clock::now();
   sampler.warmup(cfg.warmup_seconds, cfg.min_sample_seconds);
   phases.warmup = seconds_since(warmup_start);
@@ -167,10 +164,8 @@ void run_schedule(State& state, Sampler& sampler) {
 
   double spent = 0;  // wall time spent sampling this point, over all its turns
   for (;;) {
-    if (lease) lease->acquire();  // another point of this process may have offered it
     if (run.hooks.on_sampling_begin) run.hooks.on_sampling_begin(run.point);
     auto batch_start = std::chrono::steady_clock::now();
-    double waited = 0;  // for the other process of a pair: not this point's sampling time
     range_push();
     do {
       Sample s = sampler.sample();
@@ -180,11 +175,10 @@ void run_schedule(State& state, Sampler& sampler) {
         r.samples.push_back(s.seconds);
         if (!std::isnan(s.clock_ratio)) r.clock_ratios.push_back(s.clock_ratio);
       }
-      if (lease) waited += lease->pass();
-    } while (seconds_since(batch_start) - waited < cfg.batch_seconds &&
+    } while (seconds_since(batch_start) < cfg.batch_seconds &&
              static_cast<int>(r.samples.size()) + r.discarded_samples < cfg.max_samples && !sampler.exhausted());
     range_pop();
-    spent += seconds_since(batch_start) - waited;
+    spent += seconds_since(batch_start);
     if (run.hooks.on_sampling_end) run.hooks.on_sampling_end(run.point);
     phases.sampling = spent;
     const auto deciding_start = std::chrono::steady_clock::now();

@@ -19,7 +19,6 @@
 #include "asv/error.hpp"
 #include "core/backend.hpp"
 #include "core/engine.hpp"
-#include "core/gpu_lease.hpp"
 #include "core/point_filter.hpp"
 #include "core/protocol.hpp"
 #include "core/text.hpp"
@@ -233,15 +232,6 @@ int run_program(int argc, char** argv) {
   if (points.empty()) throw UsageError(no_point_message(o, plan_points(registry())));
 
   const World world = enter_world(o, points);  // a multi-rank world joins its group here
-  std::unique_ptr<GpuLease> lease;
-  if (!o.gpu_lease.empty()) {
-    try {
-      lease = GpuLease::open(o.gpu_lease);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-    o.run.lease = lease.get();
-  }
   DriverChannel channel;
   const DeviceBackend* backend = device_backend();
   const PointHooks hooks = point_hooks(backend, o, channel);

@@ -198,9 +198,6 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& p
   app.add_option("--interleave", r.interleave, "Points sampled round-robin at once")->check(CLI::Range(1, kMaxInterleave))->capture_default_str();
   app.add_flag("--no-interleave", no_interleave, "Run points one after another in declared order");
   app.add_flag("--profile", r.profile, "Run each point once inside its range between profiler start/stop");
-  app.add_option("--gpu-lease", o.gpu_lease,
-                 "PATH:SLOT of a GPU shared in turns with another process, sample by sample (pitot ab gives it)")
-      ->group("");  // the driver's, not a user's
 
   app.add_option("--device", d.device, "GPU to run on")->check(cli::non_negative())->capture_default_str();
   cli::add_timing_option(

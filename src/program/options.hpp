@@ -30,7 +30,6 @@ struct Options {
   bool table = true;
   std::string asv_dir, machine, commit, env;
   int processes = 1;  // --processes K: the program runs itself K times and pools (replicate.cpp)
-  std::string gpu_lease;  // --gpu-lease PATH:SLOT: pitot ab's paired rounds (core/gpu_lease.hpp)
   RunConfig run;
   DeviceOptions device;
 };

@@ -599,20 +599,6 @@ def case_programs():
     with open(os.path.join(repo, "ab", "head.json")) as f:
         failed = json.load(f).get("programs_failed", [])
     check([p["program"] for p in failed] == ["drv_list_crash"], f"ab's head.json names it: {failed}")
-
-    # pitot ab --paired: each round's two processes run at once, sharing the machine in turns, and
-    # the points are compared pair by pair (docs/compare.md, "Paired rounds").
-    os.makedirs(os.path.join(repo, "head2"))
-    shutil.copy2(prog("ok"), os.path.join(repo, "head2"))
-    r = pitot(["ab", "base", "head2", "--paired", "--processes", "2", "--max-processes", "2", "--json", "-o",
-               "paired.json"] + FAST, repo, timeout=240)
-    print(f"--- ab --paired: exit {r.returncode}\n{r.stdout[-800:]}{r.stderr[-800:]}", flush=True)
-    with open(os.path.join(repo, "paired.json")) as f:
-        rows = json.load(f)["points"]
-    timed = [row for row in rows if row.get("noise", {}).get("source") in ("processes", "pooled")]
-    check(r.returncode in (0, 1) and timed and all(row["noise"]["paired"] for row in timed)
-          and all(row["base"]["processes"] == 2 for row in timed) and "pairs" in r.stdout,
-          f"ab --paired compares its points pair by pair ({r.returncode}: {[row.get('noise') for row in rows]})")
     return repo
 
 

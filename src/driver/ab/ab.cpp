@@ -3,7 +3,6 @@
 // unchanged or the budget is spent. The wing that composes the two others: run's steps start the
 // programs and record the results, compare's statistics decide. docs/compare.md, "pitot ab".
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -12,13 +11,11 @@
 #include <map>
 #include <regex>
 #include <set>
-#include <thread>
 #include <unistd.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/gpu_lease.hpp"
 #include "core/point_filter.hpp"
 #include "driver/ab/plan.hpp"
 #include "driver/ab/schedule.hpp"
@@ -27,7 +24,6 @@
 #include "driver/compare/compare.hpp"
 #include "driver/run/costs.hpp"
 #include "driver/run/estimate.hpp"
-#include "driver/run/ranked_child.hpp"
 #include "driver/run/steps.hpp"
 #include "program/cli_hints.hpp"
 
@@ -52,7 +48,6 @@ struct AbOptions {
   std::string output;    // the report in its format, atomically
   bool markdown = false, json = false;
   bool no_pooling = false;  // each point's process spread alone
-  bool paired = false;      // base and head of a program run at once, taking the GPU in turns
 };
 
 // One side: its options, programs, points and where its results go.
@@ -134,42 +129,12 @@ compare::PitotSide results_of(const Side& side, const std::string& label) {
 }
 
 // One process of one program of one side, for the points still undecided, its cost measured.
-// With a lease ("PATH:SLOT"), the process shares the GPU with the other side's, in turns, and its
-// points run one after another so the two meet at the same point; each is charged half the wall.
-void run_process(Side& side, std::size_t program, const std::set<std::string>& names, run::CostMeter& costs,
-                 const std::string& lease = "") {
+void run_process(Side& side, std::size_t program, const std::set<std::string>& names, run::CostMeter& costs) {
   const auto points = planned(side.programs[program], names);
   if (points.empty()) return;
   run::SinkOutput out(*side.sink, side.db.run_for(program, std::nullopt), side.programs[program],
                       run::where_of(side.programs[program], std::nullopt) + " [" + side.name + "]");
-  run::RunnerSettings settings = run::runner_settings(side.options, std::nullopt);
-  if (!lease.empty()) {
-    settings.interleave = 1;
-    settings.program_args.insert(settings.program_args.end(), {"--gpu-lease", lease});
-  }
-  costs.run(settings, side.programs[program], points, out, interrupted(), lease.empty() ? 1.0 : 0.5);
-}
-
-// Whether a program's two sides can run as a pair: not a multi-rank program (its ranks take the
-// GPUs already), not fenced (the fence hides the other process and the lease's file).
-bool pairable(const Side& side, std::size_t program) {
-  return run::program_ranks(side.options.ranks, side.programs[program]) == 1 && side.options.sandbox_said.empty();
-}
-
-// One round of one program: base and head at once, sharing the GPU sample by sample through a
-// lease (core/gpu_lease.hpp), so the card's drift falls on both alike.
-void run_pair(Side& base, Side& head, std::size_t ib, std::size_t ih, const std::set<std::string>& names,
-              run::CostMeter& costs, int round) {
-  static std::atomic<int> serial{0};
-  const fs::path path = fs::temp_directory_path() / fmt::format("pitot-ab-{}-{}.lease", ::getpid(), serial++);
-  GpuLease::create(path.string());
-  // Who asks first alternates by round, as ABBA's order does.
-  const std::string first = round % 2 == 0 ? ":0" : ":1", second = round % 2 == 0 ? ":1" : ":0";
-  std::thread head_thread([&] { run_process(head, ih, names, costs, path.string() + second); });
-  run_process(base, ib, names, costs, path.string() + first);
-  head_thread.join();
-  std::error_code ignored;
-  fs::remove(path, ignored);
+  costs.run(run::runner_settings(side.options, std::nullopt), side.programs[program], points, out, interrupted());
 }
 
 // The prepared database of one side: its rows under its own commit (nothing without one).
@@ -186,7 +151,6 @@ compare::MethodOptions checked_method(const AbOptions& a) {
   method.threshold = compare::parse_threshold(a.threshold);
   method.confidence = a.confidence;
   method.pool_noise = !a.no_pooling;
-  method.paired = a.paired;
   compare::check_confidence(method);
   if (a.max_processes < a.first_processes)
     throw InputError(fmt::format("--max-processes {} is below --processes {}", a.max_processes, a.first_processes));
@@ -256,10 +220,6 @@ Outcome run_looks(Side& base, Side& head, const Shared& shared, const std::vecto
       // weighs on both sides alike.
       for (std::size_t k = 0; k < shared.programs.size() && !interrupted(); ++k) {
         const auto [ib, ih] = shared.programs[k];
-        if (a.paired && pairable(base, ib)) {
-          run_pair(base, head, ib, ih, undecided[k], costs, out.done);
-          continue;
-        }
         Side& first = out.done % 2 == 0 ? base : head;
         run_process(first, &first == &base ? ib : ih, undecided[k], costs);
         Side& second = &first == &base ? head : base;
@@ -415,9 +375,6 @@ void setup(CLI::App& root) {
   cmd->add_option("--confidence", a->confidence, "Confidence of each point's slower/faster verdict over all looks")
       ->capture_default_str();
   run::add_database_options(cmd, o);
-  cmd->add_flag("--paired", a->paired,
-                "Run base and head of a program at once, taking the GPU in turns sample by sample, and compare "
-                "them pair by pair: a drift of the card falls on both sides alike (docs/compare.md, \"Paired rounds\")");
   cmd->add_flag("--no-pooling", a->no_pooling,
                 "Each point's process spread alone, not moderated by its program's other points");
   cmd->add_option("--base-commit", a->base_commit, "Commit the base rows go to in the asv database");

@@ -29,20 +29,13 @@ Comparison compare_points(const PointData& base, const PointData& head, bool hig
 
 // The prior of each program's process spreads (stats/pooled.cpp), from its points compared by
 // processes; a group with too few such points gets none.
-// Paired and unpaired points measure different spreads (a pair's difference against one process):
-// each kind has its own prior.
-std::string prior_key(const Row& row, bool paired) {
-  const bool pairs = paired && pairs_of({{}, row.base.process_medians}, {{}, row.head.process_medians});
-  return pooling_group(row.base.benchmark, row.base.unit) + (pairs ? "\npaired" : "");
-}
-
-std::map<std::string, NoisePrior> pooled_priors(const std::vector<Row>& rows, bool paired) {
+std::map<std::string, NoisePrior> pooled_priors(const std::vector<Row>& rows) {
   std::map<std::string, std::vector<ProcessSpread>> spreads;
   for (const auto& row : rows) {
     if (row.base.samples.empty() || row.head.samples.empty()) continue;
     const ProcessSpread s =
-        process_spread({{}, row.base.process_medians}, {{}, row.head.process_medians}, paired);
-    if (s.df > 0) spreads[prior_key(row, paired)].push_back(s);
+        process_spread({{}, row.base.process_medians}, {{}, row.head.process_medians});
+    if (s.df > 0) spreads[pooling_group(row.base.benchmark, row.base.unit)].push_back(s);
   }
   std::map<std::string, NoisePrior> priors;
   for (const auto& [group, list] : spreads)
@@ -151,10 +144,10 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
       r.rows.push_back(std::move(row));
     }
   }
-  const auto priors = options.pool_noise ? pooled_priors(r.rows, options.paired) : std::map<std::string, NoisePrior>{};
+  const auto priors = options.pool_noise ? pooled_priors(r.rows) : std::map<std::string, NoisePrior>{};
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     Row& row = r.rows[i];
-    const auto prior = priors.find(prior_key(row, options.paired));
+    const auto prior = priors.find(pooling_group(row.base.benchmark, row.base.unit));
     row.comparison = compare_points(row.base, row.head, row.higher_is_better, options, floors[i],
                                     prior == priors.end() ? NoisePrior{} : prior->second);
     r.dropped += row.comparison.dropped;

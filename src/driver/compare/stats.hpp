@@ -42,10 +42,6 @@ struct MethodOptions {
   int looks = 1;
   // Moderate each point's process spread by its program's other points (NoiseSource::Pooled).
   bool pool_noise = true;
-  // Process k of base and process k of head ran as a pair (pitot ab --paired): a point with as many
-  // process medians on each side is compared pair by pair (the spread of the pairs' differences,
-  // n-1 degrees of freedom), so what a pair shared cancels.
-  bool paired = false;
 };
 
 // Where the run-to-run noise of a point comes from.
@@ -88,7 +84,6 @@ struct Comparison {
   int pooled_points = 0;                       // Pooled: the points of the program the prior was fitted to
   double prior_df = 0;                         // ... and the prior's degrees of freedom
   int base_processes = 0, head_processes = 0;  // processes per side (0: unknown)
-  bool paired = false;                         // compared pair by pair (MethodOptions::paired)
   int dropped = 0;                             // non-positive or non-finite samples and medians ignored
 };
 
@@ -143,14 +138,7 @@ struct ProcessSpread {
   double variance = 0;
   int df = 0;
 };
-// Whether the process medians can be compared pair by pair: as many on each side, at least 2, all
-// positive and finite (none dropped, so the k-th of each side are still process k of the pair).
-bool pairs_of(const SideData& base, const SideData& head);
-// The variance of the pairs' differences y[k] - x[k] of log medians (n - 1 in the denominator).
-double pair_variance(const std::vector<double>& x, const std::vector<double>& y);
-// With `paired` and as many medians on each side (2 or more), the variance of the pairs'
-// differences instead (n - 1 degrees of freedom).
-ProcessSpread process_spread(const SideData& base, const SideData& head, bool paired = false);
+ProcessSpread process_spread(const SideData& base, const SideData& head);
 
 // A scaled inverse chi-square prior for the process variance of a program's points; df 0: none.
 struct NoisePrior {

@@ -120,7 +120,7 @@ const ProgramCost* CostBook::find(const ProgramInfo& program, const std::string&
 
 void CostMeter::run(const RunnerSettings& settings, const ProgramInfo& program,
                     const std::vector<const PlannedPoint*>& points, RunnerOutput& out,
-                    const std::atomic<bool>& interrupted, double share) {
+                    const std::atomic<bool>& interrupted) {
   MeteredOutput metered(out);
   const auto t0 = SteadyClock::now();
   const int ranks = program_ranks(settings.ranks, program);  // a multi-rank program: one child per rank
@@ -132,8 +132,8 @@ void CostMeter::run(const RunnerSettings& settings, const ProgramInfo& program,
   // The wall from the first point's start to the last point's report is the points'; it is shared
   // among them by their own durations (interleaved points overlap, each about equally). The rest
   // is the process's: start-up (a Python import, a device's init) and exit.
-  const double span = share * std::max(0.0, std::chrono::duration<double>(*metered.last_ - *metered.first_).count());
-  const double wall = share * std::chrono::duration<double>(t1 - t0).count();
+  const double span = std::max(0.0, std::chrono::duration<double>(*metered.last_ - *metered.first_).count());
+  const double wall = std::chrono::duration<double>(t1 - t0).count();
   double total = 0;
   for (const auto& [name, d] : metered.durations_) total += std::max(0.0, d);
   const std::string path = identity(program.ref.path);

@@ -59,10 +59,8 @@ class CostMeter {
   CostMeter(std::filesystem::path path, std::string knobs) : path_(std::move(path)), knobs_(std::move(knobs)) {}
   // One process of `program` for `points` (ProgramRunner::run), its costs measured. A process
   // cut short by an interrupt is not recorded: it says nothing about a whole one.
-  // `share`: the part of its wall the process is charged (pitot ab's paired processes share the GPU
-  // with another one, each half of the pair's wall).
   void run(const RunnerSettings& settings, const ProgramInfo& program, const std::vector<const PlannedPoint*>& points,
-           RunnerOutput& out, const std::atomic<bool>& interrupted, double share = 1.0);
+           RunnerOutput& out, const std::atomic<bool>& interrupted);
   // Merges what was measured into the cost file (re-read under its folder's lock, written
   // atomically). Returns a note when it could not be written; "" otherwise.
   std::string save();

@@ -31,11 +31,12 @@ std::string percent_text(double p) {
 std::string format_noise(const Comparison& c) {
   if (!std::isfinite(c.noise_percent)) return "-";
   std::string source;
-  const std::string processes = c.paired ? fmt::format("{} pairs", c.base_processes)
-                                         : fmt::format("{}+{} processes", c.base_processes, c.head_processes);
   switch (c.noise) {
-    case NoiseSource::Processes: source = processes; break;
-    case NoiseSource::Pooled: source = fmt::format("{}, pooled with {} points", processes, c.pooled_points); break;
+    case NoiseSource::Processes: source = fmt::format("{}+{} processes", c.base_processes, c.head_processes); break;
+    case NoiseSource::Pooled:
+      source = fmt::format("{}+{} processes, pooled with {} points", c.base_processes, c.head_processes,
+                           c.pooled_points);
+      break;
     case NoiseSource::History: source = fmt::format("history, {} runs", c.history_runs); break;
     case NoiseSource::Prior: source = "prior"; break;
     case NoiseSource::None: return "-";

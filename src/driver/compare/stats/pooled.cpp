@@ -44,25 +44,7 @@ double inverse_trigamma(double y) {
 
 }  // namespace
 
-bool pairs_of(const SideData& base, const SideData& head) {
-  const auto& x = base.process_medians;
-  const auto& y = head.process_medians;
-  auto usable = [](double v) { return std::isfinite(v) && v > 0; };
-  return x.size() == y.size() && x.size() >= 2 && std::all_of(x.begin(), x.end(), usable) &&
-         std::all_of(y.begin(), y.end(), usable);
-}
-
-double pair_variance(const std::vector<double>& x, const std::vector<double>& y) {
-  const std::size_t n = std::min(x.size(), y.size());
-  if (n < 2) return 0;
-  double mean = 0;
-  for (std::size_t k = 0; k < n; ++k) mean += (y[k] - x[k]) / static_cast<double>(n);
-  double ss = 0;
-  for (std::size_t k = 0; k < n; ++k) ss += (y[k] - x[k] - mean) * (y[k] - x[k] - mean);
-  return ss / static_cast<double>(n - 1);
-}
-
-ProcessSpread process_spread(const SideData& base, const SideData& head, bool paired) {
+ProcessSpread process_spread(const SideData& base, const SideData& head) {
   auto logs = [](const std::vector<double>& medians) {
     std::vector<double> out;
     for (double v : medians)
@@ -72,7 +54,6 @@ ProcessSpread process_spread(const SideData& base, const SideData& head, bool pa
   const auto x = logs(base.process_medians), y = logs(head.process_medians);
   const int n = static_cast<int>(x.size()), m = static_cast<int>(y.size());
   if (n < 1 || m < 1 || n + m < 3) return {};
-  if (paired && pairs_of(base, head)) return {pair_variance(x, y), n - 1};
   double ss = 0;
   for (const auto* v : {&x, &y}) {
     double mean = 0;

@@ -196,10 +196,8 @@ Comparison compare_runs(const SideData& base, const SideData& head, bool higher_
     if ((!base.samples.empty() && ns < options.min_samples) || (!head.samples.empty() && ms < options.min_samples)) {
       c.note = fmt::format("too few samples (base {}, head {}; a verdict needs {} a side)", ns, ms, options.min_samples);
     } else {
-      const bool paired = options.paired && pairs_of(base, head);  // what a pair shared cancels
-      double df = paired ? n - 1 : n + m - 2;
-      double variance = paired ? pair_variance(x, y) : (squared_deviations(x) + squared_deviations(y)) / df;
-      c.paired = paired;
+      double df = n + m - 2;
+      double variance = (squared_deviations(x) + squared_deviations(y)) / df;
       c.noise = NoiseSource::Processes;
       if (prior.df > 0) {
         variance = (prior.df * prior.variance + df * variance) / (prior.df + df);
@@ -208,7 +206,7 @@ Comparison compare_runs(const SideData& base, const SideData& head, bool higher_
         c.pooled_points = prior.points;
         c.prior_df = prior.df;
       }
-      const double se = std::sqrt(variance) * std::sqrt(paired ? 1.0 / n : 1.0 / n + 1.0 / m);
+      const double se = std::sqrt(variance) * std::sqrt(1.0 / n + 1.0 / m);
       const double q = student_t_upper_quantile(alpha / 2, df);
       double half = q * se, stat_se = se, stat_df = df;
       if (history.sigma > 0) {
