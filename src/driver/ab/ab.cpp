@@ -48,6 +48,7 @@ struct AbOptions {
   std::string output;    // the report in its format, atomically
   bool markdown = false, json = false;
   bool no_pooling = false;  // each point's process spread alone
+  bool per_clock = false;   // GPU points by their time at the nominal clock
 };
 
 // One side: its options, programs, points and where its results go.
@@ -151,6 +152,7 @@ compare::MethodOptions checked_method(const AbOptions& a) {
   method.threshold = compare::parse_threshold(a.threshold);
   method.confidence = a.confidence;
   method.pool_noise = !a.no_pooling;
+  method.per_clock = a.per_clock;
   compare::check_confidence(method);
   if (a.max_processes < a.first_processes)
     throw InputError(fmt::format("--max-processes {} is below --processes {}", a.max_processes, a.first_processes));
@@ -375,6 +377,10 @@ void setup(CLI::App& root) {
   cmd->add_option("--confidence", a->confidence, "Confidence of each point's slower/faster verdict over all looks")
       ->capture_default_str();
   run::add_database_options(cmd, o);
+  cmd->add_flag("--per-clock", a->per_clock,
+                "Compare GPU points by their time at the card's nominal clock (each sample times the SM clock "
+                "measured over it): the clock a power cap gives a process is left out; where the sides' clocks are "
+                "surely apart, by time (docs/compare.md, \"Per clock\")");
   cmd->add_flag("--no-pooling", a->no_pooling,
                 "Each point's process spread alone, not moderated by its program's other points");
   cmd->add_option("--base-commit", a->base_commit, "Commit the base rows go to in the asv database");

@@ -15,12 +15,40 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// What a row's samples are compared on: the times, or with --per-clock the times at the nominal
+// clock where both sides have them for as many processes and their clocks are not surely apart.
+struct Compared {
+  SideData base, head;
+  bool per_clock = false;
+  ClockShift shift;
+};
+
+Compared compared_on(const Row& row, const MethodOptions& options) {
+  const PointData &b = row.base, &h = row.head;
+  Compared e{{b.samples, b.process_medians}, {h.samples, h.process_medians}, false, {}};
+  if (!options.per_clock || b.samples_per_clock.empty() || h.samples_per_clock.empty() ||
+      b.process_per_clock.size() != b.process_medians.size() || h.process_per_clock.size() != h.process_medians.size())
+    return e;
+  e.shift = clock_shift(b.process_clocks, h.process_clocks, options);
+  if (e.shift.sure) return e;  // the clock moved with the build: only the time can tell
+  e.base = {b.samples_per_clock, b.process_per_clock};
+  e.head = {h.samples_per_clock, h.process_per_clock};
+  e.per_clock = true;
+  return e;
+}
+
 // Pick the strongest evidence both sides have.
-Comparison compare_points(const PointData& base, const PointData& head, bool higher_is_better,
+Comparison compare_points(const PointData& base, const PointData& head, const Compared& e, bool higher_is_better,
                           const MethodOptions& options, const NoiseFloor& history, const NoisePrior& prior) {
-  if (!base.samples.empty() && !head.samples.empty())
-    return compare_runs({base.samples, base.process_medians}, {head.samples, head.process_medians},
-                        higher_is_better, options, history, prior);
+  if (!base.samples.empty() && !head.samples.empty()) {
+    Comparison c = compare_runs(e.base, e.head, higher_is_better, options, history, prior);
+    c.per_clock = e.per_clock;
+    c.clock_shift_percent = e.shift.percent;
+    if (e.shift.sure)
+      c.note += fmt::format("{}the card's clock sat {:+.1f}% apart between the sides: compared by time, not per clock",
+                            c.note.empty() ? "" : "; ", e.shift.percent);
+    return c;
+  }
   if (base.has_interval && head.has_interval)
     return compare_intervals(base.value, base.ci_lo, base.ci_hi, head.value, head.ci_lo, head.ci_hi,
                              higher_is_better, options);
@@ -29,13 +57,18 @@ Comparison compare_points(const PointData& base, const PointData& head, bool hig
 
 // The prior of each program's process spreads (stats/pooled.cpp), from its points compared by
 // processes; a group with too few such points gets none.
-std::map<std::string, NoisePrior> pooled_priors(const std::vector<Row>& rows) {
+// Times and times per clock spread differently: each has its own prior.
+std::string prior_key(const Row& row, const Compared& e) {
+  return pooling_group(row.base.benchmark, row.base.unit) + (e.per_clock ? "\nper clock" : "");
+}
+
+std::map<std::string, NoisePrior> pooled_priors(const std::vector<Row>& rows, const std::vector<Compared>& compared) {
   std::map<std::string, std::vector<ProcessSpread>> spreads;
-  for (const auto& row : rows) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& row = rows[i];
     if (row.base.samples.empty() || row.head.samples.empty()) continue;
-    const ProcessSpread s =
-        process_spread({{}, row.base.process_medians}, {{}, row.head.process_medians});
-    if (s.df > 0) spreads[pooling_group(row.base.benchmark, row.base.unit)].push_back(s);
+    const ProcessSpread s = process_spread({{}, compared[i].base.process_medians}, {{}, compared[i].head.process_medians});
+    if (s.df > 0) spreads[prior_key(row, compared[i])].push_back(s);
   }
   std::map<std::string, NoisePrior> priors;
   for (const auto& [group, list] : spreads)
@@ -144,11 +177,13 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
       r.rows.push_back(std::move(row));
     }
   }
-  const auto priors = options.pool_noise ? pooled_priors(r.rows) : std::map<std::string, NoisePrior>{};
+  std::vector<Compared> compared;
+  for (const Row& row : r.rows) compared.push_back(compared_on(row, options));
+  const auto priors = options.pool_noise ? pooled_priors(r.rows, compared) : std::map<std::string, NoisePrior>{};
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     Row& row = r.rows[i];
-    const auto prior = priors.find(pooling_group(row.base.benchmark, row.base.unit));
-    row.comparison = compare_points(row.base, row.head, row.higher_is_better, options, floors[i],
+    const auto prior = priors.find(prior_key(row, compared[i]));
+    row.comparison = compare_points(row.base, row.head, compared[i], row.higher_is_better, options, floors[i],
                                     prior == priors.end() ? NoisePrior{} : prior->second);
     r.dropped += row.comparison.dropped;
     const double ratio = row.comparison.ratio;

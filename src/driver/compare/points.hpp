@@ -49,6 +49,10 @@ struct PointData {
   double value = 0;                     // the median (time) or the tracked value
   std::vector<double> samples;          // pooled over processes
   std::vector<double> process_medians;  // one per process when the run kept them (pitot run --processes)
+  // Each sample times the SM clock over it as a fraction of the nominal clock (the time it would
+  // have taken at the nominal clock), and per process the median of those and of the clock; empty
+  // unless every sample has a clock reading (GPU points, pitot JSON). pitot compare --per-clock.
+  std::vector<double> samples_per_clock, process_per_clock, process_clocks;
   bool has_interval = false;
   double ci_lo = 0, ci_hi = 0;  // stored 99% interval of the median; may be infinite
   // A track beside a time point that is compared instead (a throughput, the kernel clock's busy

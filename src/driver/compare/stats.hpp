@@ -42,6 +42,10 @@ struct MethodOptions {
   int looks = 1;
   // Moderate each point's process spread by its program's other points (NoiseSource::Pooled).
   bool pool_noise = true;
+  // Compare GPU points by their time at the card's nominal clock (each sample times the SM clock
+  // measured over it), where both sides have it and their clocks are not surely apart
+  // (docs/compare.md, "Per clock").
+  bool per_clock = false;
 };
 
 // Where the run-to-run noise of a point comes from.
@@ -84,6 +88,8 @@ struct Comparison {
   int pooled_points = 0;                       // Pooled: the points of the program the prior was fitted to
   double prior_df = 0;                         // ... and the prior's degrees of freedom
   int base_processes = 0, head_processes = 0;  // processes per side (0: unknown)
+  bool per_clock = false;                      // compared by the time at the nominal clock
+  double clock_shift_percent = std::numeric_limits<double>::quiet_NaN();  // head's clock against base's
   int dropped = 0;                             // non-positive or non-finite samples and medians ignored
 };
 
@@ -152,6 +158,18 @@ inline constexpr double kMaxPriorDf = 50;    // the prior never outweighs this m
 NoisePrior fit_noise_prior(const std::vector<ProcessSpread>& spreads);
 // The points that share one prior: one program's (the benchmark's first name) of one unit.
 std::string pooling_group(const std::string& benchmark, const std::string& unit);
+
+// --- the card's clock taken out (stats/per_clock.cpp) -----------------------------------------
+
+// How far head's clock sat from base's: the difference of the mean log process clocks, in
+// percent, and whether its interval at the slower/faster confidence excludes no difference (t over
+// the processes, as compare_runs). NaN percent without two processes on one side.
+struct ClockShift {
+  double percent = std::numeric_limits<double>::quiet_NaN();
+  bool sure = false;
+};
+ClockShift clock_shift(const std::vector<double>& base_clocks, const std::vector<double>& head_clocks,
+                       const MethodOptions& options);
 
 // --- verdicts ----------------------------------------------------------------------------------
 

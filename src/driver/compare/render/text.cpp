@@ -41,6 +41,7 @@ std::string format_noise(const Comparison& c) {
     case NoiseSource::Prior: source = "prior"; break;
     case NoiseSource::None: return "-";
   }
+  if (c.per_clock) source += ", per clock";
   return fmt::format("±{}% ({})", percent_text(c.noise_percent), source);
 }
 

@@ -152,6 +152,30 @@ KeyParts key_parts(const PointResult& p, const BenchmarkInfo* b) {
   return {benchmark, names, reprs};
 }
 
+// samples_per_clock, process_per_clock and process_clocks (points.hpp), when every sample has its
+// clock: a sample that lasted t at a clock ratio r would have lasted t * r at the nominal clock.
+void per_clock(PointData& d, const PointResult& p) {
+  if (d.samples.empty() || p.clock_ratios.size() != d.samples.size()) return;
+  const bool processes = p.sample_process.size() == d.samples.size();
+  std::map<int, std::pair<std::vector<double>, std::vector<double>>> by_process;  // times, clocks
+  for (std::size_t i = 0; i < d.samples.size(); ++i) {
+    const double r = p.clock_ratios[i];
+    if (!(std::isfinite(r) && r > 0)) {
+      d.samples_per_clock.clear();
+      return;
+    }
+    d.samples_per_clock.push_back(d.samples[i] * r);
+    auto& [times, clocks] = by_process[processes ? p.sample_process[i] : 0];
+    times.push_back(d.samples_per_clock.back());
+    clocks.push_back(r);
+  }
+  if (by_process.size() < 2) return;  // one process: its samples alone, as process_medians
+  for (auto& [process, tc] : by_process) {
+    d.process_per_clock.push_back(median(tc.first));
+    d.process_clocks.push_back(median(tc.second));
+  }
+}
+
 PointData point_data(const PointResult& p, const BenchmarkInfo* b) {
   PointData d;
   KeyParts key = key_parts(p, b);
@@ -174,6 +198,7 @@ PointData point_data(const PointResult& p, const BenchmarkInfo* b) {
     for (auto& [process, samples] : by_process) d.process_medians.push_back(median(samples));
   }
   if (d.process_medians.size() < 2) d.process_medians.clear();
+  per_clock(d, p);
   d.value = median(d.samples);
   if (p.stats) {
     if (std::isfinite(p.stats->median)) d.value = p.stats->median;

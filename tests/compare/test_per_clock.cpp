@@ -1,0 +1,119 @@
+// pitot compare --per-clock (docs/compare.md, "Per clock"): GPU points compared by the time each
+// sample would have taken at the card's nominal clock. On runs whose processes got different
+// clocks from a power cap (the H100's GEMMs: time x clock spreads a tenth as much as time), the
+// same kernel is called unchanged per clock where by time it is undecided; a build whose clock
+// sits surely apart is compared by time and says why; the clock's shift is reported.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "driver/compare/comparison.hpp"
+#include "driver/compare/sources.hpp"
+#include "driver/compare/stats.hpp"
+#include "noise.hpp"
+
+namespace pc = pitot::driver::compare;
+using pc::testing::Noise;
+
+namespace {
+
+// pitot JSON of one GEMM-like point over `clocks.size()` processes: each process runs at its clock
+// (a fraction of the nominal), and its samples last cycles / clock with a little noise of their own.
+std::string side_json(Noise& noise, double cycles_seconds, const std::vector<double>& clocks) {
+  std::vector<double> samples, ratios;
+  std::vector<int> process;
+  for (std::size_t p = 0; p < clocks.size(); ++p)
+    for (int i = 0; i < 12; ++i) {
+      const double r = clocks[p] * std::exp(0.001 * noise.normal());  // the clock read over one sample
+      samples.push_back(cycles_seconds / r * std::exp(0.0005 * noise.normal()));
+      ratios.push_back(r);
+      process.push_back(static_cast<int>(p));
+    }
+  return fmt::format(R"({{"program": "bench_gemm", "points": [{{"program": "bench_gemm", "benchmark": "gemm",
+    "name": "gemm[n=8192]", "status": "ok", "unit": "seconds", "samples": [{}], "clock_ratios": [{}],
+    "sample_process": [{}]}}]}})",
+                     fmt::join(samples, ", "), fmt::join(ratios, ", "), fmt::join(process, ", "));
+}
+
+pc::Report report(const std::string& base, const std::string& head, bool per_clock) {
+  pc::MethodOptions method;
+  method.threshold = 0.01;
+  method.per_clock = per_clock;
+  return pc::build_report(pc::pitot_json_from_text(base, "base"), pc::pitot_json_from_text(head, "head"), method);
+}
+
+TEST(PerClock, ThePitotInputKeepsEachProcesssTimeAtTheNominalClock) {
+  Noise noise(3);
+  const auto set = pc::pitot_json_from_text(side_json(noise, 1e-3, {0.95, 0.90, 0.93}), "side");
+  const pc::PointData& p = set.points.at(0);
+  ASSERT_EQ(p.process_per_clock.size(), 3u);
+  ASSERT_EQ(p.process_clocks.size(), 3u);
+  ASSERT_EQ(p.samples_per_clock.size(), p.samples.size());
+  for (double t : p.process_per_clock) EXPECT_NEAR(t, 1e-3, 1e-5);  // the clock taken out
+  EXPECT_NEAR(p.process_clocks[1], 0.90, 0.002);
+  EXPECT_NEAR(p.process_medians[1], 1e-3 / 0.90, 1e-5);  // the time keeps it
+}
+
+TEST(PerClock, ProcessesOnDifferentClocksAreUnchangedPerClockAndUndecidedByTime) {
+  Noise noise(4);
+  // The same kernel; each process got its own clock under the cap (0.91-0.95 of nominal).
+  const std::string base = side_json(noise, 1e-3, {0.95, 0.91, 0.94, 0.92});
+  const std::string head = side_json(noise, 1e-3, {0.92, 0.95, 0.91, 0.94});
+  const pc::Report by_time = report(base, head, false), per_clock = report(base, head, true);
+  ASSERT_EQ(by_time.rows.size(), 1u);
+  ASSERT_EQ(per_clock.rows.size(), 1u);
+  EXPECT_EQ(by_time.rows[0].comparison.verdict, pc::Verdict::Inconclusive);
+  EXPECT_FALSE(by_time.rows[0].comparison.per_clock);
+  const pc::Comparison& c = per_clock.rows[0].comparison;
+  EXPECT_EQ(c.verdict, pc::Verdict::Unchanged);
+  EXPECT_TRUE(c.per_clock);
+  EXPECT_NEAR(c.clock_shift_percent, 0.0, 1.0);
+  EXPECT_LT(c.noise_percent, 0.5);
+  // The row still shows the times people read.
+  EXPECT_NEAR(per_clock.rows[0].base.value, 1e-3 / 0.93, 3e-5);
+}
+
+TEST(PerClock, AKernelThatTakesMoreCyclesIsSlowerPerClock) {
+  Noise noise(5);
+  const std::string base = side_json(noise, 1e-3, {0.95, 0.91, 0.94, 0.92});
+  const std::string head = side_json(noise, 1.03e-3, {0.92, 0.95, 0.91, 0.94});
+  const pc::Comparison& c = report(base, head, true).rows.at(0).comparison;
+  EXPECT_EQ(c.verdict, pc::Verdict::Slower);
+  EXPECT_NEAR(c.ratio, 1.03, 0.003);
+}
+
+TEST(PerClock, ClocksSurelyApartAreComparedByTime) {
+  Noise noise(6);
+  // Head is clocked 5% lower in every process (say it draws more power): per clock it would look
+  // unchanged, but the time is what users get.
+  const std::string base = side_json(noise, 1e-3, {0.950, 0.951, 0.949, 0.950});
+  const std::string head = side_json(noise, 1e-3, {0.903, 0.902, 0.904, 0.903});
+  const pc::Comparison& c = report(base, head, true).rows.at(0).comparison;
+  EXPECT_FALSE(c.per_clock);
+  EXPECT_EQ(c.verdict, pc::Verdict::Slower);
+  EXPECT_NEAR(c.clock_shift_percent, -5.0, 0.3);
+  EXPECT_NE(c.note.find("compared by time, not per clock"), std::string::npos) << c.note;
+}
+
+TEST(PerClock, ClockShiftNeedsTwoProcessesAndSeesOnlyASureGap) {
+  pc::MethodOptions method;
+  EXPECT_TRUE(std::isnan(pc::clock_shift({0.9}, {0.95}, method).percent));
+  EXPECT_FALSE(pc::clock_shift({0.95, 0.90, 0.93}, {0.92, 0.94, 0.91}, method).sure);
+  const pc::ClockShift apart = pc::clock_shift({0.950, 0.951, 0.949}, {0.900, 0.901, 0.899}, method);
+  EXPECT_TRUE(apart.sure);
+  EXPECT_NEAR(apart.percent, -5.26, 0.05);
+}
+
+TEST(PerClock, PointsWithoutClocksAreComparedByTime) {
+  const std::string doc = R"({"program": "p", "points": [{"program": "p", "benchmark": "b", "name": "b[n=1]",
+    "status": "ok", "unit": "seconds", "samples": [1.0, 1.1, 1.0, 1.1], "sample_process": [0, 0, 1, 1]}]})";
+  const pc::Report r = report(doc, doc, true);
+  EXPECT_FALSE(r.rows.at(0).comparison.per_clock);
+  EXPECT_TRUE(std::isnan(r.rows.at(0).comparison.clock_shift_percent));
+}
+
+}  // namespace
