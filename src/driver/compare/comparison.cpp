@@ -55,13 +55,13 @@ Comparison compare_points(const PointData& base, const PointData& head, const Co
   return compare_values(base.value, head.value);
 }
 
-// The prior of each program's process spreads (stats/pooled.cpp), from its points compared by
-// processes; a group with too few such points gets none.
 // Times and times per clock spread differently: each has its own prior.
 std::string prior_key(const Row& row, const Compared& e) {
   return pooling_group(row.base.benchmark, row.base.unit) + (e.per_clock ? "\nper clock" : "");
 }
 
+// The prior of each program's process spreads (stats/pooled.cpp), from its points compared by
+// processes; a group with too few such points gets none.
 std::map<std::string, NoisePrior> pooled_priors(const std::vector<Row>& rows, const std::vector<Compared>& compared) {
   std::map<std::string, std::vector<ProcessSpread>> spreads;
   for (std::size_t i = 0; i < rows.size(); ++i) {
