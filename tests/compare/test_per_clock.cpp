@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "driver/ab/plan.hpp"
 #include "driver/compare/comparison.hpp"
 #include "driver/compare/sources.hpp"
 #include "driver/compare/stats.hpp"
@@ -75,6 +76,17 @@ TEST(PerClock, ProcessesOnDifferentClocksAreUnchangedPerClockAndUndecidedByTime)
   EXPECT_LT(c.noise_percent, 0.5);
   // The row still shows the times people read.
   EXPECT_NEAR(per_clock.rows[0].base.value, 1e-3 / 0.93, 3e-5);
+}
+
+TEST(PerClock, AbSaysWhereItWouldHelp) {
+  Noise noise(7);
+  const std::string base = side_json(noise, 1e-3, {0.95, 0.91, 0.94, 0.92});
+  const std::string head = side_json(noise, 1e-3, {0.92, 0.95, 0.91, 0.94});
+  const std::string said = pitot::driver::ab::undecided_summary(report(base, head, false), "the budget");
+  EXPECT_NE(said.find("1 of them had the card's clock measured over every sample: --per-clock"), std::string::npos)
+      << said;
+  // Per clock the point is decided: nothing left to say.
+  EXPECT_EQ(pitot::driver::ab::undecided_summary(report(base, head, true), "the budget"), "");
 }
 
 TEST(PerClock, AKernelThatTakesMoreCyclesIsSlowerPerClock) {
