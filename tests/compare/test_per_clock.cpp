@@ -93,7 +93,8 @@ TEST(PerClock, AKernelThatTakesMoreCyclesIsSlowerPerClock) {
   Noise noise(5);
   const std::string base = side_json(noise, 1e-3, {0.95, 0.91, 0.94, 0.92});
   const std::string head = side_json(noise, 1.03e-3, {0.92, 0.95, 0.91, 0.94});
-  const pc::Comparison& c = report(base, head, true).rows.at(0).comparison;
+  const pc::Report r = report(base, head, true);
+  const pc::Comparison& c = r.rows.at(0).comparison;
   EXPECT_EQ(c.verdict, pc::Verdict::Slower);
   EXPECT_NEAR(c.ratio, 1.03, 0.003);
 }
@@ -104,7 +105,8 @@ TEST(PerClock, ClocksSurelyApartAreComparedByTime) {
   // unchanged, but the time is what users get.
   const std::string base = side_json(noise, 1e-3, {0.950, 0.951, 0.949, 0.950});
   const std::string head = side_json(noise, 1e-3, {0.903, 0.902, 0.904, 0.903});
-  const pc::Comparison& c = report(base, head, true).rows.at(0).comparison;
+  const pc::Report r = report(base, head, true);
+  const pc::Comparison& c = r.rows.at(0).comparison;
   EXPECT_FALSE(c.per_clock);
   EXPECT_EQ(c.verdict, pc::Verdict::Slower);
   EXPECT_NEAR(c.clock_shift_percent, -5.0, 0.3);
