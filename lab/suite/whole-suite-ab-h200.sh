@@ -47,6 +47,9 @@ n = sum(rest.values())
 print("unchanged points:", dict(rest), f"({100 * rest['unchanged'] / max(n, 1):.1f}% unchanged of {n})")
 print("spin points (head slower):", dict(spin))
 print("processes a side at the decision (unchanged points):", dict(sorted(procs.items())))
+per_clock = sum(1 for r in rows if (r.get("noise") or {}).get("per_clock"))
+shifted = sum(1 for r in rows if "compared by time, not per clock" in (r.get("note") or ""))
+print(f"compared per clock (--per-clock): {per_clock}; clocks surely apart, so by time: {shifted}")
 print("summary:", doc.get("summary"))
 PY
 for side in base head; do
