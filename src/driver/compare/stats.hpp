@@ -159,7 +159,7 @@ NoisePrior fit_noise_prior(const std::vector<ProcessSpread>& spreads);
 // The points that share one prior: one program's (the benchmark's first name) of one unit.
 std::string pooling_group(const std::string& benchmark, const std::string& unit);
 
-// --- the card's clock taken out (stats/per_clock.cpp) -----------------------------------------
+// --- the card's clock taken out (stats/verdicts.cpp) ------------------------------------------
 
 // How far head's clock sat from base's: the difference of the mean log process clocks, in
 // percent, and whether its interval at the slower/faster confidence excludes no difference (t over

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -152,28 +153,26 @@ KeyParts key_parts(const PointResult& p, const BenchmarkInfo* b) {
   return {benchmark, names, reprs};
 }
 
+// The median of `values` per process, in process order (`process[i]` is value i's process).
+std::vector<double> per_process_medians(const std::vector<double>& values, const std::vector<int>& process) {
+  std::map<int, std::vector<double>> by_process;
+  for (std::size_t i = 0; i < values.size(); ++i) by_process[process[i]].push_back(values[i]);
+  std::vector<double> out;
+  for (auto& [k, v] : by_process) out.push_back(median(v));
+  return out;
+}
+
 // samples_per_clock, process_per_clock and process_clocks (points.hpp), when every sample has its
 // clock: a sample that lasted t at a clock ratio r would have lasted t * r at the nominal clock.
 void per_clock(PointData& d, const PointResult& p) {
   if (d.samples.empty() || p.clock_ratios.size() != d.samples.size()) return;
-  const bool processes = p.sample_process.size() == d.samples.size();
-  std::map<int, std::pair<std::vector<double>, std::vector<double>>> by_process;  // times, clocks
-  for (std::size_t i = 0; i < d.samples.size(); ++i) {
-    const double r = p.clock_ratios[i];
-    if (!(std::isfinite(r) && r > 0)) {
-      d.samples_per_clock.clear();
-      return;
-    }
-    d.samples_per_clock.push_back(d.samples[i] * r);
-    auto& [times, clocks] = by_process[processes ? p.sample_process[i] : 0];
-    times.push_back(d.samples_per_clock.back());
-    clocks.push_back(r);
-  }
-  if (by_process.size() < 2) return;  // one process: its samples alone, as process_medians
-  for (auto& [process, tc] : by_process) {
-    d.process_per_clock.push_back(median(tc.first));
-    d.process_clocks.push_back(median(tc.second));
-  }
+  if (!std::all_of(p.clock_ratios.begin(), p.clock_ratios.end(), [](double r) { return std::isfinite(r) && r > 0; }))
+    return;
+  for (std::size_t i = 0; i < d.samples.size(); ++i) d.samples_per_clock.push_back(d.samples[i] * p.clock_ratios[i]);
+  // One process: its samples alone, as process_medians.
+  if (d.process_medians.empty() || p.sample_process.size() != d.samples.size()) return;
+  d.process_per_clock = per_process_medians(d.samples_per_clock, p.sample_process);
+  d.process_clocks = per_process_medians(p.clock_ratios, p.sample_process);
 }
 
 PointData point_data(const PointResult& p, const BenchmarkInfo* b) {
@@ -192,11 +191,8 @@ PointData point_data(const PointResult& p, const BenchmarkInfo* b) {
   if (const auto ranks = p.backend_info.find("ranks"); ranks != p.backend_info.end() && ranks->is_object())
     if (const auto n = ranks->find("world_size"); n != ranks->end() && n->is_number_integer()) d.world_size = n->get<int>();
   d.process_medians = p.process_medians;
-  if (d.process_medians.empty() && p.sample_process.size() == d.samples.size() && !d.samples.empty()) {
-    std::map<int, std::vector<double>> by_process;
-    for (std::size_t i = 0; i < d.samples.size(); ++i) by_process[p.sample_process[i]].push_back(d.samples[i]);
-    for (auto& [process, samples] : by_process) d.process_medians.push_back(median(samples));
-  }
+  if (d.process_medians.empty() && p.sample_process.size() == d.samples.size() && !d.samples.empty())
+    d.process_medians = per_process_medians(d.samples, p.sample_process);
   if (d.process_medians.size() < 2) d.process_medians.clear();
   per_clock(d, p);
   d.value = median(d.samples);

@@ -156,6 +156,24 @@ Comparison compare_samples(const std::vector<double>& base, const std::vector<do
   return c;
 }
 
+// --per-clock's guard (docs/compare.md, "Per clock"): comparing at the nominal clock cannot see a
+// change of the clock itself (a build that draws more power and is clocked lower), so the sides'
+// process clocks are compared as compare_runs compares process medians, and a sure gap sends the
+// point back to its times.
+ClockShift clock_shift(const std::vector<double>& base_clocks, const std::vector<double>& head_clocks,
+                       const MethodOptions& options) {
+  int dropped = 0;
+  const auto x = positive_logs_unsorted(base_clocks, dropped), y = positive_logs_unsorted(head_clocks, dropped);
+  const auto n = static_cast<double>(x.size()), m = static_cast<double>(y.size());
+  ClockShift shift;
+  if (x.empty() || y.empty() || std::max(n, m) < 2) return shift;
+  const double d = mean_of(y) - mean_of(x), df = n + m - 2;
+  const double se = std::sqrt((squared_deviations(x) + squared_deviations(y)) / df) * std::sqrt(1 / n + 1 / m);
+  shift.percent = 100 * std::expm1(d);
+  shift.sure = se > 0 ? std::abs(d) > student_t_upper_quantile(change_alpha(options) / 2, df) * se : d != 0;
+  return shift;
+}
+
 NoiseFloor history_noise(const std::vector<double>& run_medians) {
   NoiseFloor f;
   int dropped = 0;
