@@ -15,11 +15,7 @@ mkdir -p "$out"
 export PATH="$PATH:/usr/local/cuda/bin"
 site=/tmp/pitot-python-site
 rm -rf "$site"
-t=$(date +%s)
-CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DPITOT_ENABLE_HIP=OFF -DPITOT_BUILD_DRIVER=OFF" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
-  python3 -m pip install -v --no-build-isolation --no-deps --target "$site" -C build-dir=/tmp/pitot-python-build \
-  "$root/python" > "$out/build.log" 2>&1
-echo "Python build: exit $?, $(( $(date +%s) - t )) s" | tee "$out/summary.txt"
+build_python_site "$site" "$out/build.log" | tee "$out/summary.txt"
 export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
 PITOT_DRIVER=$driver timeout 240 python3 "$root/lab/python/problems_torch.py" --check > "$out/check.log" 2>&1
 echo "problems_torch --check: exit $?" >> "$out/summary.txt"

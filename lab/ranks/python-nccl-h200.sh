@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 36 on one GPU: Python multi-rank benchmarks with torch.distributed's NCCL group
 # (lab/ranks/bench_torch_collectives.py), alone and under `pitot run --ranks 1`. Builds the Python
-# package there as lab/python/problems-h200.sh does (.carry/usr from lab/carry-build-deps.sh).
+# package there (build_python_site of lab/carried-deps-env.sh; .carry/usr from lab/carry-build-deps.sh).
 # Usage (repository root, on the GPU machine): lab/ranks/python-nccl-h200.sh DRIVER OUT_DIR
 #   Writes OUT_DIR/python-nccl/ (build log, JSON and table of each run).
 set -uo pipefail
@@ -12,13 +12,7 @@ mkdir -p "$out"
 . "$root/lab/carried-deps-env.sh"
 export PATH="$PATH:/usr/local/cuda/bin"
 site=/tmp/pitot-python-site
-if [ ! -d "$site/pitot" ]; then
-  t=$(date +%s)
-  CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DPITOT_ENABLE_HIP=OFF -DPITOT_BUILD_DRIVER=OFF" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
-    python3 -m pip install -v --no-build-isolation --no-deps --target "$site" -C build-dir=/tmp/pitot-python-build \
-    "$root/python" > "$out/build.log" 2>&1
-  echo "Python build: exit $?, $(( $(date +%s) - t )) s" | tee "$out/summary.txt"
-fi
+[ -d "$site/pitot" ] || build_python_site "$site" "$out/build.log" | tee "$out/summary.txt"
 export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
 bench=$root/lab/ranks/bench_torch_collectives.py
 timeout 200 python3 "$bench" --max-time 0.2 --json "$out/alone.json" > "$out/alone.txt" 2>&1
