@@ -14,11 +14,13 @@ out_root=${3:?}
 shift 3
 out=$out_root/whole-suite-ab
 mkdir -p "$out/base" "$out/head"
-# The sides' full JSON (every sample) and cuDNN's plan cache stay behind: medians.csv keeps each
-# point's process medians and phases.
+# cuDNN's plan cache stays behind; medians.csv keeps each point's process medians (by time and
+# per clock) and phases, and the sides' full JSON (every sample and its clock, for offline
+# comparisons with other rules) goes to a tar of its own.
 finish() {
   tar -cJf "$out_root/whole-suite-ab.tar.xz" -C "$out_root" --exclude whole-suite-ab/sides \
     --exclude whole-suite-ab/cache --exclude whole-suite-ab/base --exclude whole-suite-ab/head whole-suite-ab
+  [ -d "$out/sides" ] && XZ_OPT=-9 tar -cJf "$out_root/whole-suite-ab-sides.tar.xz" -C "$out" sides
 }
 trap finish EXIT
 export LD_LIBRARY_PATH="$bin:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}" XDG_CACHE_HOME=$out/cache
@@ -46,7 +48,7 @@ procs = collections.Counter(r["base"]["processes"] for r in rows if not "spin_ke
 n = sum(rest.values())
 print("unchanged points:", dict(rest), f"({100 * rest['unchanged'] / max(n, 1):.1f}% unchanged of {n})")
 print("spin points (head slower):", dict(spin))
-print("processes a side at the decision (unchanged points):", dict(sorted(procs.items())))
+print("processes a side at the decision (the points of the unchanged programs, any verdict):", dict(sorted(procs.items())))
 per_clock = sum(1 for r in rows if (r.get("noise") or {}).get("per_clock"))
 shifted = sum(1 for r in rows if "compared by time, not per clock" in (r.get("note") or ""))
 print(f"compared per clock (--per-clock): {per_clock}; clocks surely apart, so by time: {shifted}")
@@ -60,15 +62,29 @@ ls "$out/cache/pitot/plans/cudnn" 2>/dev/null | wc -l | sed 's/^/cuDNN plans cac
 python3 - "$out/sides" >"$out/medians.csv" <<'PY'
 import csv, json, os, sys
 w = csv.writer(sys.stdout)
-w.writerow(["side", "point", "status", "process_medians", "setup", "warmup", "sampling"])
+w.writerow(["side", "point", "status", "process_medians", "process_per_clock", "process_clocks", "setup", "warmup",
+            "sampling"])
+def per_process(values, process):
+    by = {}
+    for v, k in zip(values, process):
+        by.setdefault(k, []).append(v)
+    out = []
+    for k in sorted(by):
+        v = sorted(by[k])
+        out.append((v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2)
+    return " ".join("%.6g" % m for m in out)
 for side in ("base", "head"):
     path = os.path.join(sys.argv[1], side + ".json")
     if not os.path.exists(path):
         continue
     for p in json.load(open(path)).get("points", []):
         ph = (p.get("backend_info") or {}).get("phases") or {}
+        t, r, k = p.get("samples") or [], p.get("clock_ratios") or [], p.get("sample_process") or []
+        clocked = len(r) == len(t) == len(k) and len(t) > 0
         w.writerow([side, p.get("program", "") + "." + p.get("name", ""), p.get("status"),
                     " ".join("%.6g" % m for m in p.get("process_medians", [])),
+                    per_process([a * b for a, b in zip(t, r)], k) if clocked else "",
+                    per_process(r, k) if clocked else "",
                     ph.get("setup_seconds", ""), ph.get("warmup_seconds", ""), ph.get("sampling_seconds", "")])
 PY
 exit 0

@@ -113,6 +113,22 @@ TEST(PerClock, ClocksSurelyApartAreComparedByTime) {
   EXPECT_NE(c.note.find("compared by time, not per clock"), std::string::npos) << c.note;
 }
 
+// Two processes a side whose clocks sat 10% apart, too noisy to be sure of it: time x clock holds
+// only for the SM-bound part of a kernel, so so wide a gap is compared by time.
+TEST(PerClock, ClocksFarApartAreComparedByTimeEvenWhenNotSure) {
+  pc::MethodOptions method;
+  method.threshold = 0.01;
+  const pc::ClockShift wide = pc::clock_shift({0.80, 0.95}, {0.72, 0.86}, method);
+  EXPECT_FALSE(wide.sure);
+  EXPECT_TRUE(wide.far);
+  EXPECT_FALSE(pc::clock_shift({0.93, 0.95}, {0.92, 0.94}, method).far);  // 1% apart: per clock
+  Noise noise(7);
+  const pc::Report r = report(side_json(noise, 1e-3, {0.80, 0.95}), side_json(noise, 1e-3, {0.72, 0.86}), true);
+  const pc::Comparison& c = r.rows.at(0).comparison;
+  EXPECT_FALSE(c.per_clock);
+  EXPECT_NE(c.note.find("compared by time, not per clock"), std::string::npos) << c.note;
+}
+
 TEST(PerClock, ClockShiftNeedsTwoProcessesAndSeesOnlyASureGap) {
   pc::MethodOptions method;
   EXPECT_TRUE(std::isnan(pc::clock_shift({0.9}, {0.95}, method).percent));

@@ -73,9 +73,9 @@ SuiteCounts run_suite(std::uint64_t seed, double change, bool pool, int points =
   Noise noise(seed);
   const double threshold = 0.01;
   const std::vector<int> looks = pitot::driver::ab::look_schedule(pitot::driver::ab::kFirstLook, 12);
+  const std::vector<double> shares = pitot::driver::ab::look_shares(looks.size());
   pc::MethodOptions method;
   method.threshold = threshold;
-  method.looks = static_cast<int>(looks.size());
   std::vector<double> sigma;
   for (int i = 0; i < points; ++i) sigma.push_back((i % 4 == 0 ? 0.008 : 0.002) * std::exp(0.4 * noise.normal()));
   std::vector<pc::SideData> base(points), head(points);
@@ -95,6 +95,7 @@ SuiteCounts run_suite(std::uint64_t seed, double change, bool pool, int points =
     std::vector<pc::ProcessSpread> spreads;
     for (int i = 0; i < points; ++i) spreads.push_back(pc::process_spread(base[i], head[i]));
     const pc::NoisePrior prior = pool ? pc::fit_noise_prior(spreads) : pc::NoisePrior{};
+    method.look_share = shares[look];
     for (int i = 0; i < points; ++i) {
       if (!open[i]) continue;
       verdict[i] = pc::compare_runs(base[i], head[i], false, method, {}, prior).verdict;
@@ -141,7 +142,7 @@ TEST(Pooled, AbLooksKeepTheirErrorRatesAndDecideSooner) {
   }
   EXPECT_GT(same[1].decided_first, same[0].decided_first * 1.2) << "pooling decides more points at the first look";
   EXPECT_GE(same[1].unchanged, same[0].unchanged);
-  EXPECT_GE(twice[1].slower, twice[0].slower);
+  EXPECT_GE(twice[1].slower, twice[0].slower - total / 1000) << "pooling finds the 2% changes as often (within 0.1%)";
 }
 
 }  // namespace

@@ -146,7 +146,7 @@ run::Database side_database(RunOptions& o, const std::string& commit, const std:
   return run::prepare_database(o, programs, {std::nullopt});
 }
 
-// ab's options checked, as compare's method (its looks set once the schedule is known).
+// ab's options checked, as compare's method (each look's share of the error rates set as it looks).
 compare::MethodOptions checked_method(const AbOptions& a) {
   compare::MethodOptions method;
   method.threshold = compare::parse_threshold(a.threshold);
@@ -207,6 +207,7 @@ Outcome run_looks(Side& base, Side& head, const Shared& shared, const std::vecto
                   run::CostMeter& costs) {
   std::vector<std::set<std::string>> undecided = shared.points;
   const auto point_of = points_by_key(base, shared);
+  const std::vector<double> shares = look_shares(looks.size());
   Outcome out;
   auto undecided_count = [&] {
     std::size_t n = 0;
@@ -228,7 +229,9 @@ Outcome run_looks(Side& base, Side& head, const Shared& shared, const std::vecto
         run_process(second, &second == &base ? ib : ih, undecided[k], costs);
       }
     }
-    out.report = compare::compare_pitot(results_of(base, "base " + a.base), results_of(head, "head " + a.head), method);
+    compare::MethodOptions this_look = method;
+    this_look.look_share = shares[look];
+    out.report = compare::compare_pitot(results_of(base, "base " + a.base), results_of(head, "head " + a.head), this_look);
     for (auto& names : undecided) names.clear();
     for (const auto& row : out.report.rows)
       if (row.comparison.verdict == compare::Verdict::Inconclusive)
@@ -293,7 +296,7 @@ int report_outcome(Side& base, Side& head, Outcome& out, const compare::MethodOp
 int ab_command(RunOptions options, const AbOptions& a) {
   const auto t0 = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
-  compare::MethodOptions method = checked_method(a);
+  const compare::MethodOptions method = checked_method(a);
   apply_lean_limits(options.passthrough);
 
   const CatchInterrupts catching;  // Ctrl-C stops the children and keeps what finished
@@ -313,7 +316,6 @@ int ab_command(RunOptions options, const AbOptions& a) {
   }
   const int first = first_look_within(cost, a.budget_seconds > 0 ? a.budget_seconds - elapsed() : 0);
   const std::vector<int> looks = look_schedule(first, std::max(first, a.max_processes));
-  method.looks = static_cast<int>(looks.size());
 
   base.db = side_database(base.options, a.base_commit, base.programs);
   head.db = side_database(head.options, a.head_commit, head.programs);

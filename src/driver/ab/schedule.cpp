@@ -14,6 +14,13 @@ std::vector<int> look_schedule(int first, int max) {
   return looks;
 }
 
+std::vector<double> look_shares(std::size_t looks) {
+  if (looks <= 1) return {1.0};
+  std::vector<double> shares(looks, (1 - kFirstLookShare) / static_cast<double>(looks - 1));
+  shares[0] = kFirstLookShare;
+  return shares;
+}
+
 double detectable_percent(const compare::Comparison& c, const compare::MethodOptions& method) {
   // Slower needs the estimate beyond the threshold and the interval beyond half of it, so with
   // this half-width h a change is called (about half the time) from max(threshold, h + threshold/2).

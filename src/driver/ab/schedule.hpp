@@ -12,9 +12,17 @@ namespace pitot::driver::ab {
 // The processes a side at which the points are looked at: `first`, then about half as many again
 // each time, in even steps (4, 6, 10, 12), ending at `max`. Even steps keep an even `first` even:
 // with an even number of ABBA rounds each side has gone first equally often, so a drift within a
-// round (a card warming under its power cap) weighs on both alike. Few looks: each spends
-// 1/looks of the error rates (Bonferroni, MethodOptions::looks), so they hold over the sequence.
+// round (a card warming under its power cap) weighs on both alike.
 std::vector<int> look_schedule(int first, int max);
+// The share of both error rates each of `looks` looks spends (MethodOptions::look_share): they sum
+// to 1 (Bonferroni), so the rates hold over the sequence whatever the dependence between looks.
+// The first look gets kFirstLookShare and the others split the rest evenly: most points are
+// decided at the first look, where few processes make the t quantile steep in its level (at 2+2
+// processes a 95% interval is 0.62 of a 98% one), while later looks have the degrees of freedom
+// to spare (at 4+4 a share of 1/8 widens it 1.12 times against 1/5). test_sequential.cpp,
+// FrontLoadedShares.
+std::vector<double> look_shares(std::size_t looks);
+constexpr double kFirstLookShare = 0.5;
 // The first look's processes a side by default (--processes): 2, the least a verdict over
 // processes needs. Quiet points (the kernel clock's 0.1-0.3% between processes) are called
 // unchanged there and cost half of a first look of 4; noisier ones go on to 4, 6, 10, 12 as before,

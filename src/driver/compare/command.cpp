@@ -39,6 +39,10 @@ void setup_compare(CLI::App& root) {
   cmd->add_option("--noise-prior", *noise_prior,
                   "run-to-run noise assumed between processes when a side has one process and the point no "
                   "history, as a standard deviation: 2% (default) or 0 (off)");
+  cmd->add_option("--look-share", options->method.look_share,
+                  "for a sequential plan of your own: the share of both error rates this comparison spends, "
+                  "the shares of all its looks summing to 1 (default 1; pitot ab sets it per look)")
+      ->check(CLI::Range(1e-6, 1.0));
   cmd->add_flag("--no-pooling", [options](std::int64_t) { options->method.pool_noise = false; },
                 "each point's process spread alone, not moderated by its program's other points");
   cmd->add_flag("--per-clock", [options](std::int64_t) { options->method.per_clock = true; },

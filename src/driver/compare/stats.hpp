@@ -37,9 +37,10 @@ struct MethodOptions {
   // test whose error, calling a change beyond the threshold unchanged, is at most half of
   // 1 - unchanged_confidence a side. "slower" and "faster" use `confidence`.
   double unchanged_confidence = 0.90;
-  // Looks at the same point (pitot ab adds processes to undecided points and looks again): each
-  // look spends 1/looks of both error rates (Bonferroni), so they hold over all looks together.
-  int looks = 1;
+  // The share of both error rates this comparison spends. pitot ab adds processes to undecided
+  // points and looks again: its looks' shares sum to 1 (Bonferroni), so the rates hold over all
+  // looks together (ab::look_shares).
+  double look_share = 1;
   // Moderate each point's process spread by its program's other points (NoiseSource::Pooled).
   bool pool_noise = true;
   // Compare GPU points by their time at the card's nominal clock (each sample times the SM clock
@@ -167,7 +168,13 @@ std::string pooling_group(const std::string& benchmark, const std::string& unit)
 struct ClockShift {
   double percent = std::numeric_limits<double>::quiet_NaN();
   bool sure = false;
+  // Apart by more than kClockShiftFar thresholds, sure or not: time x clock is constant only for
+  // the part of a kernel the SM clock drives, so a wide shift leaves the memory-bound part's error
+  // in the ratio (an H100 FP8 GEMM of 50 us read 3% slower per clock at a 10% shift between 2+2
+  // processes, no change made: docs/results/whole-suite-ab.md).
+  bool far = false;
 };
+constexpr double kClockShiftFar = 3;
 ClockShift clock_shift(const std::vector<double>& base_clocks, const std::vector<double>& head_clocks,
                        const MethodOptions& options);
 
@@ -206,7 +213,7 @@ inline Verdict verdict_for_interval(double ratio, double ratio_lo, double ratio_
                                     double threshold) {
   return verdict_for_interval(ratio, ratio_lo, ratio_hi, ratio_lo, ratio_hi, higher_is_better, threshold);
 }
-// The per-look error rates of `options`: 1 - confidence and 1 - unchanged_confidence, each split over the looks.
+// The per-look error rates of `options`: 1 - confidence and 1 - unchanged_confidence, each times the look's share.
 double change_alpha(const MethodOptions& options);
 double unchanged_alpha(const MethodOptions& options);
 

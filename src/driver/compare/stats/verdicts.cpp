@@ -105,10 +105,8 @@ Verdict verdict_for_interval(double ratio, double ratio_lo, double ratio_hi, dou
   return Verdict::Inconclusive;
 }
 
-double change_alpha(const MethodOptions& options) { return (1 - options.confidence) / std::max(1, options.looks); }
-double unchanged_alpha(const MethodOptions& options) {
-  return (1 - options.unchanged_confidence) / std::max(1, options.looks);
-}
+double change_alpha(const MethodOptions& options) { return (1 - options.confidence) * options.look_share; }
+double unchanged_alpha(const MethodOptions& options) { return (1 - options.unchanged_confidence) * options.look_share; }
 
 Comparison compare_samples(const std::vector<double>& base, const std::vector<double>& head,
                            bool higher_is_better, const MethodOptions& options) {
@@ -171,6 +169,7 @@ ClockShift clock_shift(const std::vector<double>& base_clocks, const std::vector
   const double se = std::sqrt((squared_deviations(x) + squared_deviations(y)) / df) * std::sqrt(1 / n + 1 / m);
   shift.percent = 100 * std::expm1(d);
   shift.sure = se > 0 ? std::abs(d) > student_t_upper_quantile(change_alpha(options) / 2, df) * se : d != 0;
+  shift.far = std::abs(d) > std::log1p(kClockShiftFar * options.threshold);
   return shift;
 }
 
