@@ -20,7 +20,7 @@ mkdir -p "$out/base" "$out/head"
 finish() {
   tar -cJf "$out_root/whole-suite-ab.tar.xz" -C "$out_root" --exclude whole-suite-ab/sides \
     --exclude whole-suite-ab/cache --exclude whole-suite-ab/base --exclude whole-suite-ab/head whole-suite-ab
-  [ -d "$out/sides" ] && XZ_OPT=-9 tar -cJf "$out_root/whole-suite-ab-sides.tar.xz" -C "$out" sides
+  [ -d "$out/sides" ] && XZ_OPT="-9 -T0" tar -cJf "$out_root/whole-suite-ab-sides.tar.xz" -C "$out" sides
 }
 trap finish EXIT
 export LD_LIBRARY_PATH="$bin:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}" XDG_CACHE_HOME=$out/cache

@@ -31,7 +31,7 @@ Compared compared_on(const Row& row, const MethodOptions& options) {
       b.process_per_clock.size() != b.process_medians.size() || h.process_per_clock.size() != h.process_medians.size())
     return e;
   e.shift = clock_shift(b.process_clocks, h.process_clocks, options);
-  if (e.shift.sure || e.shift.far) return e;  // the clock moved with the build, or too far for the model
+  if (e.shift.by_time()) return e;
   e.base = {b.samples_per_clock, b.process_per_clock};
   e.head = {h.samples_per_clock, h.process_per_clock};
   e.per_clock = true;
@@ -45,7 +45,7 @@ Comparison compare_points(const PointData& base, const PointData& head, const Co
     Comparison c = compare_runs(e.base, e.head, higher_is_better, options, history, prior);
     c.per_clock = e.per_clock;
     c.clock_shift_percent = e.shift.percent;
-    if (e.shift.sure || e.shift.far)
+    if (e.shift.by_time())
       c.note += fmt::format("{}the card's clock sat {:+.1f}% apart between the sides: compared by time, not per clock",
                             c.note.empty() ? "" : "; ", e.shift.percent);
     return c;

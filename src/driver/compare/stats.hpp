@@ -173,6 +173,8 @@ struct ClockShift {
   // in the ratio (an H100 FP8 GEMM of 50 us read 3% slower per clock at a 10% shift between 2+2
   // processes, no change made: docs/results/whole-suite-ab.md).
   bool far = false;
+  // Whether the point goes back to its times: the clock moved with the build, or too far for the model.
+  bool by_time() const { return sure || far; }
 };
 constexpr double kClockShiftFar = 3;
 ClockShift clock_shift(const std::vector<double>& base_clocks, const std::vector<double>& head_clocks,
