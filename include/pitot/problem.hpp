@@ -15,8 +15,9 @@
 // sets from it, copies one of them, chosen in an order the submission cannot predict, into the
 // buffers it passes before each call, fills the outputs with a poison byte, and after each call
 // (outside the timed span) fingerprints the outputs and compares them with the reference's. The
-// expected outputs are computed before the submission runs and kept masked with a key from the
-// seed. A problem that declares its submissions deterministic has every call's outputs compared
+// seed and the expected outputs are held by a checker process of the harness's, out of the
+// submission's reach; it computes them before the submission runs and compares the outputs. A
+// problem that declares its submissions deterministic has every call's outputs compared
 // bit for bit with the first call's on the same input set. A submission registers as an ordinary
 // benchmark whose points are the problem's shapes.
 #pragma once

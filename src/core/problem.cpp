@@ -4,6 +4,7 @@
 
 #include <sys/random.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -48,26 +49,13 @@ std::vector<BufferSpec> specs_of(const Problem& p, const Shape& shape, bool outp
   return specs;
 }
 
-std::vector<HostBlock> blocks_for(const std::vector<BufferSpec>& specs) {
-  std::vector<HostBlock> blocks;
-  for (const auto& s : specs) blocks.emplace_back(s.bytes());
-  return blocks;
-}
-
-std::vector<Buffer> views_of(std::vector<HostBlock>& blocks, const std::vector<BufferSpec>& specs) {
-  std::vector<Buffer> views;
-  for (std::size_t i = 0; i < specs.size(); ++i) views.emplace_back(blocks[i].data(), specs[i]);
-  return views;
-}
-
-// Stores `plain` XOR each element's mask (problem_check.hpp), in place.
-void mask(HostBlock& block, const BufferSpec& spec, std::uint64_t key) {
-  const int size = element_bytes(spec.dtype);
-  auto* bytes = static_cast<unsigned char*>(block.data());
-  for (std::int64_t i = 0; i < spec.count; ++i) {
-    const std::uint64_t m = mask_of(key, static_cast<std::uint64_t>(i));
-    for (int b = 0; b < size; ++b) bytes[i * size + b] ^= static_cast<unsigned char>(m >> (8 * b));
-  }
+// The problem's draws, once its functions and tolerance are known to be usable.
+int checked_draws(const Problem& p) {
+  if (!p.generate || !p.reference) throw UsageError("problem " + p.name + ": a generate and a reference function are needed");
+  if (p.draws < 2 || p.draws > 64) throw UsageError(fmt::format("problem {}: draws is {}; 2 to 64", p.name, p.draws));
+  if (!p.tolerance.exact && !(p.tolerance.atol >= 0 && p.tolerance.rtol >= 0))
+    throw UsageError("problem " + p.name + ": a tolerance's atol and rtol are at least 0");
+  return p.draws;
 }
 
 std::string number(double v) { return fmt::format("{:.9g}", v); }
@@ -83,41 +71,44 @@ std::uint64_t os_seed() {
   return seed;
 }
 
-PointData::PointData(const Problem& p, const Shape& shape, std::uint64_t seed)
+PointData::PointData(const Problem& p, const Shape& shape, std::string prefix, std::optional<std::uint64_t> fixed_seed)
     : name_(p.name),
       inputs_(specs_of(p, shape, false)),
       outputs_(specs_of(p, shape, true)),
       tolerance_(p.tolerance),
-      deterministic_(p.deterministic) {
-  if (!p.generate || !p.reference) throw UsageError("problem " + p.name + ": a generate and a reference function are needed");
-  if (p.draws < 2 || p.draws > 64) throw UsageError(fmt::format("problem {}: draws is {}; 2 to 64", p.name, p.draws));
-  if (!tolerance_.exact && !(tolerance_.atol >= 0 && tolerance_.rtol >= 0))
-    throw UsageError("problem " + p.name + ": a tolerance's atol and rtol are at least 0");
-  combined_ = p.inputs_independent && inputs_.size() >= 2;
-  mask_key_ = mix64(seed ^ 0x6D61736Bull);
-  hash_key_ = mix64(seed ^ 0x68617368ull);
-  order_key_ = mix64(seed ^ 0x6F726465ull);
-  for (int d = 0; d < p.draws; ++d) {
-    draws_.push_back(blocks_for(inputs_));
-    const std::vector<Buffer> views = views_of(draws_.back(), inputs_);
-    p.generate(shape, mix64(seed + static_cast<std::uint64_t>(d) + 1), views);
-  }
-  const int sets = combined_ ? p.draws * p.draws : p.draws;
-  for (int s = 0; s < sets; ++s) {
-    std::vector<Buffer> in;
-    for (std::size_t j = 0; j < inputs_.size(); ++j)
-      in.emplace_back(draws_[draw_of(s, static_cast<int>(j))][j].data(), inputs_[j]);
-    expected_.push_back(blocks_for(outputs_));
-    const std::vector<Buffer> out = views_of(expected_.back(), outputs_);
-    p.reference(shape, in, out);
-    for (std::size_t o = 0; o < outputs_.size(); ++o) mask(expected_.back()[o], outputs_[o], mask_key_);
-  }
+      deterministic_(p.deterministic),
+      combined_(p.inputs_independent && inputs_.size() >= 2),
+      draws_(checked_draws(p)),
+      sets_(combined_ ? draws_ * draws_ : draws_),
+      layout_(inputs_, outputs_, draws_) {
+  // The harness's own keys (the checker draws its seed itself): they choose the order and take
+  // fingerprints, and tell nothing of the expected outputs.
+  const std::uint64_t own = fixed_seed ? mix64(*fixed_seed ^ 0x6F776E6Bull) : os_seed();
+  hash_key_ = mix64(own ^ 0x68617368ull);
+  order_key_ = mix64(own ^ 0x6F726465ull);
+  shared_ = std::make_unique<SharedMemory>(layout_.bytes);
+  CheckerPlan plan;
+  plan.problem = &p;
+  plan.shape = &shape;
+  plan.inputs = inputs_;
+  plan.outputs = outputs_;
+  plan.draws = draws_;
+  plan.sets = sets_;
+  plan.combined = combined_;
+  for (std::size_t o = 0; o < outputs_.size(); ++o) plan.hash_keys.push_back(hash_key(static_cast<int>(o)));
+  plan.fixed_seed = fixed_seed;
+  plan.prefix = std::move(prefix);
+  checker_ = std::make_unique<Checker>(plan, *shared_, layout_);
 }
 
-int PointData::draw_of(int set, int j) const {
-  if (!combined_) return set;
-  const int d = static_cast<int>(draws_.size());
-  return j == 0 ? set / d : set % d;
+SharedBuffer PointData::draw_input(int draw, int j) const {
+  if (draw < 0 || draw >= draws_ || j < 0 || static_cast<std::size_t>(j) >= inputs_.size())
+    throw std::out_of_range(fmt::format("problem {}: no input {} of draw {}", name_, j, draw));
+  return {shared_->data() + layout_.input(draw, j), inputs_[static_cast<std::size_t>(j)].bytes()};
+}
+
+SharedBuffer PointData::output(int o) const {
+  return {shared_->data() + layout_.output(o), outputs_.at(static_cast<std::size_t>(o)).bytes()};
 }
 
 std::uint64_t PointData::hash_key(int o) const { return mix64(hash_key_ + static_cast<std::uint64_t>(o)); }
@@ -138,7 +129,7 @@ nlohmann::json PointData::info() const {
                                               : nlohmann::json{{"atol", tolerance_.atol}, {"rtol", tolerance_.rtol}};
   return {{"name", name_},          {"draws", draws()},          {"sets", sets()},
           {"inputs_combined", combined_}, {"inputs", list(inputs_)}, {"outputs", list(outputs_)},
-          {"tolerance", tolerance},    {"deterministic", deterministic_}};
+          {"tolerance", tolerance},    {"deterministic", deterministic_}, {"checker", "process"}};
 }
 
 PointData prepare(State& state, const Problem& p) {
@@ -148,12 +139,13 @@ PointData prepare(State& state, const Problem& p) {
     if (w.flops > 0) state.add_flops(w.flops);
     if (w.bytes > 0) state.add_bytes(w.bytes);
   }
-  return PointData(p, shape, os_seed());
+  return PointData(p, shape, prefix_for(detail::device_options(state).untrusted));
 }
 
 void record(State& state, const PointData& data, std::int64_t calls_checked, double check_seconds_per_call,
-            std::int64_t compared) {
+            std::int64_t compared, const nlohmann::json& extra) {
   nlohmann::json info = data.info();
+  if (extra.is_object()) info.update(extra);
   info["calls_checked"] = calls_checked;
   if (data.deterministic()) info["calls_compared_bit_for_bit"] = compared;
   info["check_seconds_per_call"] = check_seconds_per_call;
@@ -177,12 +169,10 @@ std::uint64_t fingerprint(const void* data, std::size_t bytes, std::uint64_t key
   return sum;
 }
 
-std::optional<Mismatch> first_mismatch(const void* got, const void* expected_masked, const BufferSpec& spec,
-                                       const Tolerance& t, std::uint64_t mask_key) {
-  const std::uint64_t cut = size_mask(spec.dtype);
+std::optional<Mismatch> first_mismatch(const void* got, const void* want, const BufferSpec& spec, const Tolerance& t) {
   for (std::int64_t i = 0; i < spec.count; ++i) {
     const std::uint64_t g = load_bits(got, spec.dtype, i);
-    const std::uint64_t w = (load_bits(expected_masked, spec.dtype, i) ^ mask_of(mask_key, static_cast<std::uint64_t>(i))) & cut;
+    const std::uint64_t w = load_bits(want, spec.dtype, i);
     if (!matches(spec.dtype, g, w, t.atol, t.rtol, t.exact))
       return Mismatch{i, as_double(spec.dtype, g), as_double(spec.dtype, w)};
   }
@@ -211,11 +201,14 @@ std::int64_t FirstOutputs::differs(int set, std::int64_t call, std::uint64_t has
   return f.hash == hash ? 0 : f.call;
 }
 
-int other_set_matching(const PointData& data, int set, int o, const void* got) {
-  for (int s = 0; s < data.sets(); ++s)
-    if (s != set && !first_mismatch(got, data.expected(s, o).data(), data.outputs()[o], data.tolerance(), data.mask_key()))
-      return s;
-  return -1;
+bool AcceptedOutputs::has(int set, std::uint64_t hash) const {
+  const auto& hashes = sets_.at(static_cast<std::size_t>(set));
+  return std::find(hashes.begin(), hashes.end(), hash) != hashes.end();
+}
+
+void AcceptedOutputs::add(int set, std::uint64_t hash) {
+  auto& hashes = sets_.at(static_cast<std::size_t>(set));
+  if (hashes.size() < kPerSet && !has(set, hash)) hashes.push_back(hash);
 }
 
 std::string prefix_for(bool untrusted) { return untrusted ? untrusted::kPrefix : "problem: "; }

@@ -1,11 +1,12 @@
-// The harness's side of a problem (include/pitot/problem.hpp; docs/untrusted.md, "Problems"):
-// the private seed, the input sets and the masked expected outputs of one point, made before the
-// submission runs; the host-side checks of an output; the reasons a call is refused with. The
-// CPU sampler (problem_cpu.cpp) and the device backends (src/gpu/problem.cpp) build on it.
+// The harness's side of a problem (include/pitot/problem.hpp; docs/untrusted.md, "Problems"): a
+// point's input sets, made with its expected outputs by a checker process before the submission
+// runs (problem_checker.hpp); the host-side pieces of the checks; the reasons a call is refused
+// with. The CPU sampler (problem_cpu.cpp) and the device backends (src/gpu/problem.cpp) build on it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include <pitot/problem.hpp>
+
+#include "core/problem_checker.hpp"
 
 namespace pitot::problem {
 
@@ -29,17 +32,29 @@ class HostBlock {
   std::size_t bytes_;
 };
 
-// 64 bits from the operating system (getrandom): the point's private seed. Never in argv or the
-// environment; throws when the OS gives none.
+// 64 bits from the operating system (getrandom). Never in argv or the environment; throws when
+// the OS gives none.
 std::uint64_t os_seed();
 
-// Everything the harness makes for one point before the submission runs: `draws` input sets from
-// seeds derived from the private one, the sets a call may get (each draw, or with
-// inputs_independent every pair of draws for input 0 and the rest), each set's expected outputs
-// (computed by the reference, stored masked), and the unpredictable choice of set and poison.
+// A buffer of the point's shared memory (its inputs' draws, its outputs).
+struct SharedBuffer {
+  unsigned char* p = nullptr;
+  std::size_t n = 0;
+  void* data() const { return p; }
+  std::size_t bytes() const { return n; }
+};
+
+// What the harness holds of one point: the buffers' specs, the input draws in memory shared with
+// the point's checker process (which drew the private seed, generated them and computed each
+// set's expected outputs, and keeps those), the sets a call may get (each draw, or with
+// inputs_independent every pair of draws for input 0 and the rest), the outputs' fingerprint keys
+// and the unpredictable choice of set and poison (from a key of the harness's own).
 class PointData {
  public:
-  PointData(const Problem& problem, const Shape& shape, std::uint64_t seed);
+  // `prefix`: the reasons' ("untrusted: " or "problem: "). `fixed_seed` (tests only): the
+  // checker's seed and the harness's keys come from it instead of the OS.
+  PointData(const Problem& problem, const Shape& shape, std::string prefix,
+            std::optional<std::uint64_t> fixed_seed = std::nullopt);
 
   const std::string& problem_name() const { return name_; }
   const std::vector<BufferSpec>& inputs() const { return inputs_; }
@@ -47,20 +62,27 @@ class PointData {
   const Tolerance& tolerance() const { return tolerance_; }
   // Whether the problem declares its submissions deterministic (Problem::deterministic).
   bool deterministic() const { return deterministic_; }
-  int draws() const { return static_cast<int>(draws_.size()); }
-  int sets() const { return static_cast<int>(expected_.size()); }
+  int draws() const { return draws_; }
+  int sets() const { return sets_; }
   // Which draw input `j` of set `set` comes from.
-  int draw_of(int set, int j) const;
-  const HostBlock& draw_input(int draw, int j) const { return draws_[draw][j]; }
-  const HostBlock& input(int set, int j) const { return draws_[draw_of(set, j)][j]; }
-  const HostBlock& expected(int set, int o) const { return expected_[set][o]; }  // masked
-  std::uint64_t mask_key() const { return mask_key_; }
+  int draw_of(int set, int j) const { return problem::draw_of(set, j, draws_, combined_); }
+  SharedBuffer draw_input(int draw, int j) const;
+  SharedBuffer input(int set, int j) const { return draw_input(draw_of(set, j), j); }
+  // The outputs the checker reads: a CPU submission writes these; the device path copies a
+  // call's outputs here to have them checked.
+  SharedBuffer output(int o) const;
   // The key of output `o`'s fingerprint.
   std::uint64_t hash_key(int o) const;
-  // The next call's set and poison byte: a counter under a key from the seed, so nothing the
-  // submission can see predicts them.
+  // The next call's set and poison byte: a counter under the harness's key, so nothing the
+  // submission sees predicts them.
   int next_set();
   unsigned char next_poison();
+  // Has the checker compare output(...) with set `set`'s expected outputs (Checker::check).
+  Verdict check(int set, unsigned char poison, std::int64_t call, bool fingerprint = false,
+                const std::function<void()>& meanwhile = nullptr) {
+    return checker_->check(set, poison, call, fingerprint, meanwhile);
+  }
+  pid_t checker_pid() const { return checker_->pid(); }
   // The record of the problem in the point's backend_info "problem" (without the calls).
   nlohmann::json info() const;
 
@@ -70,37 +92,32 @@ class PointData {
   Tolerance tolerance_;
   bool deterministic_ = false;
   bool combined_ = false;
-  std::vector<std::vector<HostBlock>> draws_;     // [draw][input]
-  std::vector<std::vector<HostBlock>> expected_;  // [set][output], masked
-  std::uint64_t mask_key_ = 0, hash_key_ = 0, order_key_ = 0, counter_ = 0;
+  int draws_ = 0, sets_ = 0;
+  std::uint64_t hash_key_ = 0, order_key_ = 0, counter_ = 0;
+  SharedLayout layout_;
+  std::unique_ptr<SharedMemory> shared_;
+  std::unique_ptr<Checker> checker_;
 };
 
 // A point's setup, shared by the CPU and the device path: the problem's work declared on the
-// state (its throughput tracks and the speed floor), the data made from a seed from the OS.
+// state (its throughput tracks and the speed floor), the data and its checker.
 PointData prepare(State& state, const Problem& problem);
 // The point's backend_info "problem": the data's record and what the checks did.
 // `compared`: the calls the determinism check compared (FirstOutputs::compared); recorded when
-// the problem declares it.
+// the problem declares it. `extra`: more of what the checks did (the device path's).
 void record(State& state, const PointData& data, std::int64_t calls_checked, double check_seconds_per_call,
-            std::int64_t compared = 0);
+            std::int64_t compared = 0, const nlohmann::json& extra = nullptr);
 
-// The fingerprint of a host buffer: what the CUDA check kernel computes of a device one.
+// The fingerprint of a host buffer: what the device check kernel computes of a device one.
 std::uint64_t fingerprint(const void* data, std::size_t bytes, std::uint64_t key);
 
-// The first element of `got` that does not match the masked `expected` within `tolerance`.
-struct Mismatch {
-  std::int64_t index = 0;
-  double got = 0, want = 0;
-};
-std::optional<Mismatch> first_mismatch(const void* got, const void* expected_masked, const BufferSpec& spec,
-                                       const Tolerance& tolerance, std::uint64_t mask_key);
+// The first element of `got` that does not match `want` within `tolerance`.
+std::optional<Mismatch> first_mismatch(const void* got, const void* want, const BufferSpec& spec,
+                                       const Tolerance& tolerance);
 // Whether every element of `got` still holds the poison byte.
 bool all_poisoned(const void* got, const BufferSpec& spec, unsigned char poison);
 // How many elements of `got` hold the poison byte.
 std::int64_t poisoned_count(const void* got, const BufferSpec& spec, unsigned char poison);
-// A set other than `set` whose expected output `o` `got` matches (a result cached from other
-// inputs), or -1.
-int other_set_matching(const PointData& data, int set, int o, const void* got);
 
 // The determinism check (Problem::deterministic): the outputs' fingerprint of the first call on
 // each input set, which every later call on that set must equal.
@@ -120,6 +137,21 @@ class FirstOutputs {
   };
   std::vector<First> first_;
   std::int64_t compared_ = 0;
+};
+
+// The device path's record of outputs the checker accepted: per input set, the fingerprints of up
+// to kPerSet outputs it compared in full and found right. A later call whose outputs have one of
+// them needs no comparison on the host (a deterministic submission: one per set); beyond kPerSet
+// (a submission whose bits differ from call to call) every new one is compared.
+class AcceptedOutputs {
+ public:
+  static constexpr std::size_t kPerSet = 64;
+  explicit AcceptedOutputs(int sets) : sets_(static_cast<std::size_t>(sets)) {}
+  bool has(int set, std::uint64_t hash) const;
+  void add(int set, std::uint64_t hash);
+
+ private:
+  std::vector<std::vector<std::uint64_t>> sets_;
 };
 
 // The reasons a call is refused with; `prefix` is "untrusted: " under --untrusted, else "problem: ".

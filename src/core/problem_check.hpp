@@ -1,7 +1,8 @@
 // The element-wise pieces of a problem's checks (docs/untrusted.md, "Problems"), one definition
-// for the host (src/core/problem.cpp) and the device check kernel (src/gpu/problem_kernels.cu):
-// the keyed fingerprint of a buffer, the mask that hides the expected outputs, and the match of
-// one element against the reference's within the tolerance. No runtime headers: nvcc compiles it.
+// for the host (src/core/problem.cpp, the checker process's comparisons) and the device check
+// kernel (src/gpu/problem_kernels.cu): the keyed fingerprint of a buffer, the poison, and the
+// match of one element against the reference's within the tolerance. No runtime headers: nvcc
+// compiles it.
 #pragma once
 
 #include <cmath>
@@ -40,12 +41,6 @@ PITOT_HOST_DEVICE inline std::uint64_t word_term(std::uint64_t key, std::uint64_
 }
 PITOT_HOST_DEVICE inline std::uint64_t length_term(std::uint64_t key, std::uint64_t bytes) {
   return mix64(~key ^ bytes);
-}
-
-// The expected outputs are stored XOR this (element `index`'s bits, cut to its size): what a scan
-// of memory finds there is not the answer, and zeroing it makes every honest output a mismatch.
-PITOT_HOST_DEVICE inline std::uint64_t mask_of(std::uint64_t key, std::uint64_t index) {
-  return mix64(key + index * 0xA24BAED4963EE407ull);
 }
 
 PITOT_HOST_DEVICE inline int element_bytes(DType t) {

@@ -1,7 +1,8 @@
 // A CPU submission timed against a problem (include/pitot/problem.hpp): the sampler times each call
 // alone on the host clock, and between calls (outside the timed span) stages the next input set,
-// poisons the outputs, and fingerprints and checks what the call wrote (against the reference's,
-// and where the problem declares it, bit for bit against the first call's on the same set).
+// poisons the outputs, fingerprints what the call wrote, and has the point's checker process
+// compare it with the reference's (the outputs lie in memory shared with it; problem_checker.hpp);
+// where the problem declares it, the fingerprint must equal the first call's on the same set.
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
@@ -30,7 +31,7 @@ class CpuProblemSampler final : public detail::Sampler {
   CpuProblemSampler(PointData& data, const CpuSubmission& submit, std::string prefix)
       : data_(data), submit_(submit), prefix_(std::move(prefix)), first_(data.sets()) {
     for (const auto& s : data_.inputs()) staged_.emplace_back(s.bytes());
-    for (const auto& s : data_.outputs()) out_.emplace_back(s.bytes());
+    for (std::size_t o = 0; o < data_.outputs().size(); ++o) out_.push_back(data_.output(static_cast<int>(o)));
     for (std::size_t j = 0; j < staged_.size(); ++j) in_views_.emplace_back(staged_[j].data(), data_.inputs()[j]);
     for (std::size_t o = 0; o < out_.size(); ++o) out_views_.emplace_back(out_[o].data(), data_.outputs()[o]);
   }
@@ -80,7 +81,6 @@ class CpuProblemSampler final : public detail::Sampler {
     submit_(in_views_, out_views_);
     const auto t1 = Clock::now();
     ++calls_;
-    hash_ = fingerprint();
     verify();
     if (data_.deterministic()) same_as_first();
     check_seconds_ += seconds((t0 - c0) + (Clock::now() - t1));
@@ -94,22 +94,17 @@ class CpuProblemSampler final : public detail::Sampler {
     return sum;
   }
 
-  // The call's outputs against the reference's; a mismatch is refused, as deferred work when the
-  // output still changes after it returned.
-  void verify() const {
-    for (std::size_t o = 0; o < out_.size(); ++o) {
-      const BufferSpec& spec = data_.outputs()[o];
-      const auto m = problem::first_mismatch(out_[o].data(), data_.expected(set_, static_cast<int>(o)).data(), spec,
-                                             data_.tolerance(), data_.mask_key());
-      if (!m) continue;
-      std::this_thread::sleep_for(kSettle);
-      if (fingerprint() != hash_)
-        throw std::runtime_error(problem::changed_after_reason(prefix_, calls_, "20 ms later"));
-      if (problem::all_poisoned(out_[o].data(), spec, poison_))
-        throw std::runtime_error(problem::not_written_reason(prefix_, calls_, spec));
-      const int other = problem::other_set_matching(data_, set_, static_cast<int>(o), out_[o].data());
-      throw std::runtime_error(problem::wrong_output_reason(prefix_, calls_, spec, *m, data_.tolerance(), other));
-    }
+  // The call's outputs against the reference's, by the checker, while this process takes their
+  // fingerprint; a mismatch is refused, as deferred work when the output still changes after it
+  // returned.
+  void verify() {
+    const problem::Verdict v = data_.check(set_, poison_, calls_, false, [this] { hash_ = fingerprint(); });
+    if (v.ok) return;
+    const BufferSpec& spec = data_.outputs().at(static_cast<std::size_t>(v.output));
+    std::this_thread::sleep_for(kSettle);
+    if (fingerprint() != hash_) throw std::runtime_error(problem::changed_after_reason(prefix_, calls_, "20 ms later"));
+    if (v.all_poisoned) throw std::runtime_error(problem::not_written_reason(prefix_, calls_, spec));
+    throw std::runtime_error(problem::wrong_output_reason(prefix_, calls_, spec, v.mismatch, data_.tolerance(), v.other_set));
   }
 
   // The call's outputs bit for bit against the first call's on the same set; a difference is
@@ -132,7 +127,8 @@ class CpuProblemSampler final : public detail::Sampler {
   PointData& data_;
   const CpuSubmission& submit_;
   std::string prefix_;
-  std::vector<HostBlock> staged_, out_;
+  std::vector<HostBlock> staged_;
+  std::vector<problem::SharedBuffer> out_;  // in the memory shared with the checker
   std::vector<Buffer> in_views_, out_views_;
   std::int64_t number_ = 1;
   std::int64_t calls_ = 0;

@@ -1,20 +1,25 @@
 // A device submission (CUDA or HIP) timed against a problem (include/pitot/problem.hpp; docs/untrusted.md,
-// "Problems"). The harness's buffers live on the device: the draws, each set's expected outputs
-// (masked), the inputs a call reads and the outputs it writes. Around each cold launch, outside its
+// "Problems"). The harness's buffers live on the device: the input draws, the inputs a call reads,
+// the outputs it writes, and a ring of copies of the outputs; the expected outputs are only in the
+// point's checker process (src/core/problem_checker.hpp). Around each cold launch, outside its
 // events (src/gpu/sampler.hpp, CallHooks): before it, a set chosen by the harness is copied into
-// the inputs and the outputs are filled with a poison byte; after it, a check kernel takes the
-// outputs' fingerprints and compares them with the reference's. Once the batch has finished
-// (device synchronized) the outputs are fingerprinted again and every call's check is read; where
-// the problem declares its submissions deterministic, each call's fingerprint is compared with the
-// first one of its input set (kept on the host across batches).
+// the inputs and the outputs are filled with a poison byte; after it, the outputs are copied into
+// the ring and a check kernel takes the copy's fingerprint. Once the batch has finished (device
+// synchronized) the outputs are fingerprinted again; each call whose fingerprint is not one the
+// checker already accepted for its set has its copy read back into the memory shared with the
+// checker, which compares it with the reference's; where the problem declares its submissions
+// deterministic, each call's fingerprint is compared with the first one of its input set.
 #include "gpu/problem.hpp"
 
+#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <pitot/benchmark.hpp>
 #include <pitot/problem.hpp>
@@ -46,7 +51,12 @@ struct DeviceBlock {
 };
 using Blocks = std::vector<std::unique_ptr<DeviceBlock>>;
 
-std::unique_ptr<DeviceBlock> upload(const problem::HostBlock& host) {
+// The outputs' copies (the ring): one per call of a batch, within this many bytes and a quarter
+// of the device's free memory. Fewer fit: the calls that get one are drawn, and a call without
+// one is checked only when its fingerprint is one the checker accepted.
+constexpr std::size_t kRingBytes = std::size_t{1} << 30;
+
+std::unique_ptr<DeviceBlock> upload(const problem::SharedBuffer& host) {
   auto d = std::make_unique<DeviceBlock>(host.bytes());
   PITOT_GPU_TRY(gpuMemcpy(d->p, host.data(), host.bytes(), gpuMemcpyHostToDevice));
   return d;
@@ -54,16 +64,24 @@ std::unique_ptr<DeviceBlock> upload(const problem::HostBlock& host) {
 
 class ProblemHooks final : public CallHooks {
  public:
-  ProblemHooks(PointData& data, std::string prefix) : data_(data), prefix_(std::move(prefix)), first_(data.sets()) {
+  ProblemHooks(PointData& data, std::string prefix)
+      : data_(data), prefix_(std::move(prefix)), first_(data.sets()), accepted_(data.sets()), pick_key_(problem::os_seed()) {
     const std::size_t inputs = data_.inputs().size(), outputs = data_.outputs().size();
     for (int d = 0; d < data_.draws(); ++d)
       for (std::size_t j = 0; j < inputs; ++j) draws_.push_back(upload(data_.draw_input(d, static_cast<int>(j))));
-    for (int s = 0; s < data_.sets(); ++s)
-      for (std::size_t o = 0; o < outputs; ++o) expected_.push_back(upload(data_.expected(s, static_cast<int>(o))));
     for (const auto& spec : data_.inputs()) staged_.push_back(std::make_unique<DeviceBlock>(spec.bytes()));
-    for (const auto& spec : data_.outputs()) out_.push_back(std::make_unique<DeviceBlock>(spec.bytes()));
+    for (const auto& spec : data_.outputs()) {
+      out_.push_back(std::make_unique<DeviceBlock>(spec.bytes()));
+      copy_at_.push_back(copy_bytes_);
+      copy_bytes_ += (spec.bytes() + 255) / 256 * 256;
+    }
     for (std::size_t j = 0; j < inputs; ++j) in_views_.emplace_back(staged_[j]->p, data_.inputs()[j]);
     for (std::size_t o = 0; o < outputs; ++o) out_views_.emplace_back(out_[o]->p, data_.outputs()[o]);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    PITOT_GPU_TRY(gpuMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t fit = std::min(kRingBytes, free_bytes / 4) / copy_bytes_;
+    copies_ = static_cast<std::int64_t>(std::clamp<std::size_t>(fit, 1, kMaxColdLaunches));
+    ring_ = std::make_unique<DeviceBlock>(copy_bytes_ * static_cast<std::size_t>(copies_));
     slots_ = std::make_unique<DeviceBlock>(sizeof(CheckSlot) * outputs * (kMaxColdLaunches + 1));
     host_slots_.resize(outputs * (kMaxColdLaunches + 1));
     int device = 0;
@@ -76,26 +94,54 @@ class ProblemHooks final : public CallHooks {
   Buffers inputs() const { return in_views_; }
   Buffers outputs() const { return out_views_; }
   std::int64_t calls() const { return calls_; }
+  std::int64_t checked() const { return checked_; }
   std::int64_t compared() const { return first_.compared(); }
   double check_seconds_per_call() const { return calls_ > 0 ? check_seconds_ / static_cast<double>(calls_) : 0; }
+  // What the checks did beyond the calls checked (backend_info "problem").
+  nlohmann::json record() const {
+    nlohmann::json r{{"output_copies_per_batch", copies_},
+                     {"calls_compared_on_host", compared_on_host_},
+                     {"calls_not_checked", calls_ - checked_}};
+    if (copies_ < kMaxColdLaunches)
+      r["output_copies_note"] = fmt::format(
+          "a copy of the outputs ({} bytes) for only {} of a batch's {} calls fits the ring (at most {} bytes, and a "
+          "quarter of the device's free memory): a call without one is checked only when its outputs' fingerprint "
+          "is one the checker accepted for its input set",
+          copy_bytes_, copies_, kMaxColdLaunches, kRingBytes);
+    return r;
+  }
 
   void before_call(gpuStream_t stream, std::int64_t k) override {
     if (k >= kMaxColdLaunches) throw std::logic_error("problem hooks: more calls in a batch than slots");
-    if (k == 0) PITOT_GPU_TRY(gpuMemsetAsync(slots_->p, 0, slots_->bytes, stream));
+    if (k == 0) {
+      PITOT_GPU_TRY(gpuMemsetAsync(slots_->p, 0, slots_->bytes, stream));
+      used_ = 0;
+    }
     sets_[k] = data_.next_set();
     poisons_[k] = data_.next_poison();
+    const bool drawn = copies_ >= kMaxColdLaunches ||
+                       problem::mix64(pick_key_ + picks_++) % static_cast<std::uint64_t>(kMaxColdLaunches) <
+                           static_cast<std::uint64_t>(copies_);
+    copy_of_[k] = used_ < copies_ && drawn ? used_++ : -1;
     stage(sets_[k], stream);
     for (auto& o : out_) PITOT_GPU_TRY(gpuMemsetAsync(o->p, poisons_[k], o->bytes, stream));
   }
   void after_call(gpuStream_t stream, std::int64_t k) override {
-    for (std::size_t o = 0; o < out_.size(); ++o) check(stream, o, sets_[k], poisons_[k], slot(k, o));
+    for (std::size_t o = 0; o < out_.size(); ++o) {
+      const void* what = out_[o]->p;
+      if (copy_of_[k] >= 0) {
+        PITOT_GPU_TRY(gpuMemcpyAsync(copy(copy_of_[k], o), out_[o]->p, out_[o]->bytes, gpuMemcpyDeviceToDevice, stream));
+        what = copy(copy_of_[k], o);
+      }
+      fingerprint(stream, what, o, poisons_[k], slot(k, o));
+    }
   }
   void after_batch(gpuStream_t stream, std::int64_t launches) override {
     const auto t0 = std::chrono::steady_clock::now();
     // The outputs' fingerprints once the whole device is done (--untrusted already synchronized
     // it; without, work on other streams ends here too), beside the last call's.
     PITOT_GPU_TRY(gpuDeviceSynchronize());
-    for (std::size_t o = 0; o < out_.size(); ++o) check(stream, o, -1, 0, slot(kMaxColdLaunches, o));
+    for (std::size_t o = 0; o < out_.size(); ++o) fingerprint(stream, out_[o]->p, o, 0, slot(kMaxColdLaunches, o));
     PITOT_GPU_TRY(gpuStreamSynchronize(stream));
     PITOT_GPU_TRY(gpuMemcpy(host_slots_.data(), slots_->p, slots_->bytes, gpuMemcpyDeviceToHost));
     const std::int64_t before = calls_;
@@ -115,7 +161,7 @@ class ProblemHooks final : public CallHooks {
     std::this_thread::sleep_for(kSettle);
     PITOT_GPU_TRY(gpuDeviceSynchronize());
     PITOT_GPU_TRY(gpuMemsetAsync(slots_->p, 0, slots_->bytes, stream));
-    for (std::size_t o = 0; o < out_.size(); ++o) check(stream, o, -1, 0, slot(kMaxColdLaunches, o));
+    for (std::size_t o = 0; o < out_.size(); ++o) fingerprint(stream, out_[o]->p, o, 0, slot(kMaxColdLaunches, o));
     PITOT_GPU_TRY(gpuStreamSynchronize(stream));
     PITOT_GPU_TRY(gpuMemcpy(host_slots_.data(), slots_->p, slots_->bytes, gpuMemcpyDeviceToHost));
     if (hash_of(kMaxColdLaunches) != last_hash_)
@@ -125,6 +171,9 @@ class ProblemHooks final : public CallHooks {
  private:
   std::size_t slot(std::int64_t k, std::size_t o) const { return static_cast<std::size_t>(k) * out_.size() + o; }
   CheckSlot* device_slot(std::size_t i) const { return static_cast<CheckSlot*>(slots_->p) + i; }
+  void* copy(std::int64_t c, std::size_t o) const {
+    return static_cast<unsigned char*>(ring_->p) + static_cast<std::size_t>(c) * copy_bytes_ + copy_at_[o];
+  }
 
   void stage(int set, gpuStream_t stream) {
     for (std::size_t j = 0; j < staged_.size(); ++j) {
@@ -133,19 +182,13 @@ class ProblemHooks final : public CallHooks {
     }
   }
 
-  // Queues output o's check against set `set`'s expected output (set -1: the fingerprint alone).
-  void check(gpuStream_t stream, std::size_t o, int set, unsigned char poison, std::size_t at) {
+  // Queues the fingerprint of output o's bytes at `got` (and the count of `poison` in them).
+  void fingerprint(gpuStream_t stream, const void* got, std::size_t o, unsigned char poison, std::size_t at) {
     const BufferSpec& spec = data_.outputs()[o];
-    const Tolerance& t = data_.tolerance();
     CheckArgs a;
-    a.got = out_[o]->p;
-    a.expected = set >= 0 ? expected_[static_cast<std::size_t>(set) * out_.size() + o]->p : nullptr;
+    a.got = got;
     a.dtype = spec.dtype;
     a.count = spec.count;
-    a.atol = t.atol;
-    a.rtol = t.rtol;
-    a.exact = t.exact;
-    a.mask_key = data_.mask_key();
     a.hash_key = data_.hash_key(static_cast<int>(o));
     a.poison = poison;
     PITOT_GPU_TRY(launch_check(stream, a, device_slot(at), blocks_));
@@ -157,19 +200,31 @@ class ProblemHooks final : public CallHooks {
     return sum;
   }
 
-  void refuse_if_wrong(std::int64_t k, std::int64_t call) const {
-    for (std::size_t o = 0; o < out_.size(); ++o) {
-      const CheckSlot& s = host_slots_[slot(k, o)];
-      if (s.mismatches == 0) continue;
-      const BufferSpec& spec = data_.outputs()[o];
-      if (static_cast<std::int64_t>(s.unwritten) == spec.count)
-        throw std::runtime_error(problem::not_written_reason(prefix_, call, spec));
-      problem::Mismatch m;
-      m.index = static_cast<std::int64_t>(first_bad_index(s.first_bad));
-      m.got = dtype_bytes(spec.dtype) <= 4 ? problem::as_double(spec.dtype, s.first_bad & 0xFFFFFFFFull) : NAN;
-      m.want = expected_value(sets_[k], o, m.index);
-      throw std::runtime_error(problem::wrong_output_reason(prefix_, call, spec, m, data_.tolerance(), -1));
+  // Call k's outputs against the reference's: known right when the checker accepted the same
+  // fingerprint on its set before; otherwise its copy read back into the memory shared with the
+  // checker, which compares it in full.
+  void refuse_if_wrong(std::int64_t k, std::int64_t call) {
+    const std::uint64_t hash = hash_of(k);
+    if (accepted_.has(sets_[k], hash)) {
+      ++checked_;
+      return;
     }
+    if (copy_of_[k] < 0) return;  // no copy of this call (the ring is short): not checked
+    for (std::size_t o = 0; o < out_.size(); ++o)
+      PITOT_GPU_TRY(gpuMemcpy(data_.output(static_cast<int>(o)).data(), copy(copy_of_[k], o), out_[o]->bytes,
+                              gpuMemcpyDeviceToHost));
+    ++compared_on_host_;
+    const problem::Verdict v = data_.check(sets_[k], poisons_[k], call, true);
+    if (v.hash != hash)  // the copy changed after its fingerprint: written by something else
+      throw std::runtime_error(problem::changed_after_reason(prefix_, call, "when its copy was read for the checker"));
+    if (!v.ok) {
+      const BufferSpec& spec = data_.outputs().at(static_cast<std::size_t>(v.output));
+      if (v.all_poisoned) throw std::runtime_error(problem::not_written_reason(prefix_, call, spec));
+      throw std::runtime_error(
+          problem::wrong_output_reason(prefix_, call, spec, v.mismatch, data_.tolerance(), v.other_set));
+    }
+    accepted_.add(sets_[k], hash);
+    ++checked_;
   }
 
   // Call k's fingerprint against the first one of its set. It runs after the batch's look for a
@@ -183,26 +238,26 @@ class ProblemHooks final : public CallHooks {
     throw std::runtime_error(problem::nondeterministic_reason(prefix_, call, sets_[k], first, unwritten));
   }
 
-  double expected_value(int set, std::size_t o, std::int64_t index) const {
-    const BufferSpec& spec = data_.outputs()[o];
-    const std::uint64_t bits = problem::load_bits(data_.expected(set, static_cast<int>(o)).data(), spec.dtype, index) ^
-                               problem::mask_of(data_.mask_key(), static_cast<std::uint64_t>(index));
-    return problem::as_double(spec.dtype, bits & problem::size_mask(spec.dtype));
-  }
-
   PointData& data_;
   std::string prefix_;
-  Blocks draws_, expected_, staged_, out_;  // draws_: [draw][input]; expected_: [set][output]
+  Blocks draws_, staged_, out_;  // draws_: [draw][input]
   std::vector<Buffer> in_views_, out_views_;
+  std::unique_ptr<DeviceBlock> ring_;   // [copy][output], copy_bytes_ each
+  std::vector<std::size_t> copy_at_;    // each output's offset in a copy
+  std::size_t copy_bytes_ = 0;
+  std::int64_t copies_ = 1, used_ = 0;  // copies in the ring; taken in this batch
   std::unique_ptr<DeviceBlock> slots_;  // [call of the batch, then the final look][output]
   std::vector<CheckSlot> host_slots_;
   int sets_[kMaxColdLaunches + 1] = {};
   unsigned char poisons_[kMaxColdLaunches + 1] = {};
+  std::int64_t copy_of_[kMaxColdLaunches + 1] = {};  // each call's copy, or -1
   int blocks_ = 1;
-  std::int64_t calls_ = 0;
+  std::int64_t calls_ = 0, checked_ = 0, compared_on_host_ = 0;
   std::uint64_t last_hash_ = 0;
   double check_seconds_ = 0;  // reading the checks after each batch (the device's part is in the batch)
-  problem::FirstOutputs first_;  // each set's first fingerprint (Problem::deterministic)
+  problem::FirstOutputs first_;      // each set's first fingerprint (Problem::deterministic)
+  problem::AcceptedOutputs accepted_;  // the fingerprints the checker accepted, per set
+  std::uint64_t pick_key_, picks_ = 0;  // which calls get a copy when the ring is short
 };
 
 }  // namespace
@@ -226,10 +281,10 @@ void exec_problem(State& state, const DeviceOptions& options, const Problem& p, 
     exec_with_hooks(state, options, std::move(work), &hooks);
     if (!state.skipped()) hooks.final_look(nullptr);
   } catch (...) {
-    problem::record(state, data, hooks.calls(), hooks.check_seconds_per_call(), hooks.compared());
+    problem::record(state, data, hooks.checked(), hooks.check_seconds_per_call(), hooks.compared(), hooks.record());
     throw;
   }
-  problem::record(state, data, hooks.calls(), hooks.check_seconds_per_call(), hooks.compared());
+  problem::record(state, data, hooks.checked(), hooks.check_seconds_per_call(), hooks.compared(), hooks.record());
 }
 
 }  // namespace pitot::PITOT_GPU_NAMESPACE

@@ -1,5 +1,6 @@
-// A problem's harness on the host (src/core/problem.*): the fingerprint, the masked expected
-// outputs, the element match, the input sets and their order, and the refusals of bad problems.
+// A problem's harness on the host (src/core/problem.*): the fingerprint, the expected outputs
+// checked by the checker process, the element match, the input sets and their order, and the
+// refusals of bad problems (the checker process itself: test_problem_checker.cpp).
 // The attacks themselves run as submissions in tests/untrusted/check_problems.py.
 #include <gtest/gtest.h>
 
@@ -119,44 +120,69 @@ TEST(Problem, ElementMatch) {
 
 TEST(Problem, CombinedSetsShareEachInputWithDifferentOthers) {
   with_point([](State& s) {
-    PointData d(add_problem(3, true), Shape(s), 1234);
+    PointData d(add_problem(3, true), Shape(s), "problem: ", 1234);
     ASSERT_EQ(d.sets(), 9);
     for (int j = 0; j < 2; ++j) {
       std::map<int, std::set<int>> others;  // draw of input j -> draws of the other input beside it
       for (int set = 0; set < d.sets(); ++set) others[d.draw_of(set, j)].insert(d.draw_of(set, 1 - j));
       for (const auto& [draw, with] : others) EXPECT_EQ(with.size(), 3u) << "input " << j << ", draw " << draw;
     }
-    PointData apart(add_problem(4, false), Shape(s), 1234);
+    PointData apart(add_problem(4, false), Shape(s), "problem: ", 1234);
     EXPECT_EQ(apart.sets(), 4);
     for (int set = 0; set < 4; ++set) EXPECT_EQ(apart.draw_of(set, 1), set);
   });
 }
 
-TEST(Problem, ExpectedOutputsMaskedAndChecked) {
+TEST(Problem, ExpectedOutputsCheckedByTheChecker) {
   with_point([](State& s) {
-    PointData d(add_problem(3, true), Shape(s), 99);
+    PointData d(add_problem(3, true), Shape(s), "problem: ", 99);
     const BufferSpec& spec = d.outputs()[0];
     for (int set = 0; set < d.sets(); ++set) {
       const std::vector<float> want = plain_expected(d, set);
-      EXPECT_FALSE(problem::first_mismatch(want.data(), d.expected(set, 0).data(), spec, d.tolerance(), d.mask_key()));
-      // Not stored as the answer: a scan of memory for it finds nothing.
-      EXPECT_NE(std::memcmp(want.data(), d.expected(set, 0).data(), spec.bytes()), 0);
-      auto wrong = want;
-      wrong[17] += 1;
-      const auto m = problem::first_mismatch(wrong.data(), d.expected(set, 0).data(), spec, d.tolerance(), d.mask_key());
-      ASSERT_TRUE(m);
-      EXPECT_EQ(m->index, 17);
-      EXPECT_EQ(m->want, want[17]);
-      // Another set's answer is recognised as one.
-      const int other = problem::other_set_matching(d, (set + 1) % d.sets(), 0, want.data());
-      EXPECT_GE(other, 0);
+      std::memcpy(d.output(0).data(), want.data(), spec.bytes());
+      const problem::Verdict v = d.check(set, 0x11, set + 1, true);
+      EXPECT_TRUE(v.ok) << "set " << set;
+      EXPECT_EQ(v.hash, problem::fingerprint(want.data(), spec.bytes(), d.hash_key(0)));  // the harness's own
+    }
+    // A refusal ends the checker (one answer a point): each below gets a point of its own, the
+    // same seed, so the same inputs.
+    for (int set : {0, 4}) {
+      PointData wrong(add_problem(3, true), Shape(s), "problem: ", 99);
+      std::vector<float> want = plain_expected(wrong, set);
+      const float right = want[17];
+      want[17] += 1;
+      std::memcpy(wrong.output(0).data(), want.data(), spec.bytes());
+      const problem::Verdict v = wrong.check(set, 0x11, 1);
+      ASSERT_FALSE(v.ok);
+      EXPECT_EQ(v.output, 0);
+      EXPECT_EQ(v.mismatch.index, 17);
+      EXPECT_EQ(v.mismatch.want, right);
+      EXPECT_EQ(v.mismatch.got, right + 1);
+      EXPECT_EQ(v.other_set, -1);
+      EXPECT_FALSE(v.all_poisoned);
+    }
+    {  // Another set's answer is recognised as one.
+      PointData other(add_problem(3, true), Shape(s), "problem: ", 99);
+      const std::vector<float> want = plain_expected(other, 2);
+      std::memcpy(other.output(0).data(), want.data(), spec.bytes());
+      const problem::Verdict v = other.check(5, 0x11, 1);
+      ASSERT_FALSE(v.ok);
+      EXPECT_EQ(v.other_set, 2);
+    }
+    {  // Nothing written: every element still holds the call's poison.
+      PointData unwritten(add_problem(3, true), Shape(s), "problem: ", 99);
+      std::memset(unwritten.output(0).data(), 0x35, spec.bytes());
+      const problem::Verdict v = unwritten.check(3, 0x35, 1);
+      ASSERT_FALSE(v.ok);
+      EXPECT_TRUE(v.all_poisoned);
     }
   });
 }
 
 TEST(Problem, SeedsDecideTheInputsAndTheOrder) {
   with_point([](State& s) {
-    PointData a(add_problem(3, true), Shape(s), 7), b(add_problem(3, true), Shape(s), 7), c(add_problem(3, true), Shape(s), 8);
+    PointData a(add_problem(3, true), Shape(s), "problem: ", 7), b(add_problem(3, true), Shape(s), "problem: ", 7),
+        c(add_problem(3, true), Shape(s), "problem: ", 8);
     EXPECT_EQ(std::memcmp(a.draw_input(0, 0).data(), b.draw_input(0, 0).data(), a.draw_input(0, 0).bytes()), 0);
     EXPECT_NE(std::memcmp(a.draw_input(0, 0).data(), c.draw_input(0, 0).data(), a.draw_input(0, 0).bytes()), 0);
     std::vector<int> count(9);
@@ -183,13 +209,13 @@ TEST(Problem, PoisonAndBadDefinitions) {
   EXPECT_FALSE(problem::all_poisoned(out.data(), spec, 0xA5));
   with_point([](State& s) {
     Problem one_draw = add_problem(1, false);
-    EXPECT_THROW((void)PointData(one_draw, Shape(s), 1), UsageError);
+    EXPECT_THROW((void)PointData(one_draw, Shape(s), "problem: ", 1), UsageError);
     Problem no_reference = add_problem(2, false);
     no_reference.reference = nullptr;
-    EXPECT_THROW((void)PointData(no_reference, Shape(s), 1), UsageError);
+    EXPECT_THROW((void)PointData(no_reference, Shape(s), "problem: ", 1), UsageError);
     Problem empty = add_problem(2, false);
     empty.outputs = [](const Shape&) { return std::vector<BufferSpec>{{"c", DType::F32, 0}}; };
-    EXPECT_THROW((void)PointData(empty, Shape(s), 1), UsageError);
+    EXPECT_THROW((void)PointData(empty, Shape(s), "problem: ", 1), UsageError);
   });
   EXPECT_THROW((Buffer(out.data(), spec).as<double>()), std::invalid_argument);
 }
@@ -239,6 +265,19 @@ TEST(Problem, FirstOutputsKeepEachSetsFirstFingerprint) {
   EXPECT_EQ(first.differs(1, 7, 0xAB), 0);  // set 1 seen first now
   EXPECT_EQ(first.compared(), 4);
   EXPECT_THROW((void)first.differs(3, 8, 0), std::out_of_range);
+}
+
+TEST(Problem, AcceptedOutputsKeptPerSetAndBounded) {
+  problem::AcceptedOutputs accepted(2);
+  EXPECT_FALSE(accepted.has(0, 5));
+  accepted.add(0, 5);
+  EXPECT_TRUE(accepted.has(0, 5));
+  EXPECT_FALSE(accepted.has(1, 5));  // another set's
+  const std::uint64_t per_set = problem::AcceptedOutputs::kPerSet;
+  for (std::uint64_t h = 100; h < 100 + 2 * per_set; ++h) accepted.add(1, h);
+  EXPECT_TRUE(accepted.has(1, 100 + per_set - 1));
+  EXPECT_FALSE(accepted.has(1, 100 + per_set));  // beyond the bound: compared again each time
+  EXPECT_THROW((void)accepted.has(2, 0), std::out_of_range);
 }
 
 TEST(Problem, NonDeterministicReasonNamesTheCallsAndThePoison) {
