@@ -127,6 +127,30 @@ std::vector<Buffer> views_of(std::vector<HostBlock>& blocks, const std::vector<B
   return views;
 }
 
+// A problem function's exception, named: "problem NAME: its reference raised TEXT". A Python
+// exception's text is its traceback, whose last line is "Type: message": that line names it, and
+// the whole goes to stderr (the program's, which the driver keeps the end of).
+std::string raised(const CheckerPlan& plan, const char* what, const char* text) {
+  std::string line(text);
+  while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
+  if (const auto cut = line.rfind('\n'); cut != std::string::npos) {
+    std::fprintf(stderr, "%s\n", text);
+    line = line.substr(cut + 1);
+  }
+  return fmt::format("problem {}: its {} raised {}", plan.problem->name, what, line);
+}
+
+template <class F>
+void calling(const CheckerPlan& plan, const char* what, F&& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    throw UsageError(raised(plan, what, e.what()));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(raised(plan, what, e.what()));
+  }
+}
+
 // The draws from the seed, into memory of the child's own (a write to the shared copy cannot
 // change what the reference read), each set's expected outputs, then the draws published.
 Sets make_expected(const CheckerPlan& plan, unsigned char* shared, const SharedLayout& layout) {
@@ -134,14 +158,16 @@ Sets make_expected(const CheckerPlan& plan, unsigned char* shared, const SharedL
   Sets draws(static_cast<std::size_t>(plan.draws)), expected(static_cast<std::size_t>(plan.sets));
   for (int d = 0; d < plan.draws; ++d) {
     for (const auto& s : plan.inputs) draws[d].emplace_back(s.bytes());
-    plan.problem->generate(*plan.shape, mix64(seed + static_cast<std::uint64_t>(d) + 1), views_of(draws[d], plan.inputs));
+    calling(plan, "generate", [&] {
+      plan.problem->generate(*plan.shape, mix64(seed + static_cast<std::uint64_t>(d) + 1), views_of(draws[d], plan.inputs));
+    });
   }
   for (int s = 0; s < plan.sets; ++s) {
     std::vector<Buffer> in;
     for (std::size_t j = 0; j < plan.inputs.size(); ++j)
       in.emplace_back(draws[draw_of(s, static_cast<int>(j), plan.draws, plan.combined)][j].data(), plan.inputs[j]);
     for (const auto& o : plan.outputs) expected[s].emplace_back(o.bytes());
-    plan.problem->reference(*plan.shape, in, views_of(expected[s], plan.outputs));
+    calling(plan, "reference", [&] { plan.problem->reference(*plan.shape, in, views_of(expected[s], plan.outputs)); });
   }
   for (int d = 0; d < plan.draws; ++d)
     for (std::size_t j = 0; j < plan.inputs.size(); ++j)

@@ -255,15 +255,31 @@ TEST(ProblemChecker, SilentCheckerTimesOutAndIsKilled) {
 TEST(ProblemChecker, ErrorsOfTheProblemsFunctionsComeBackWithTheirText) {
   with_point([](State& s) {
     Problem raising = add_problem();
-    raising.reference = [](const Shape&, Buffers, Buffers) { throw std::runtime_error("problem add: its reference broke"); };
+    raising.reference = [](const Shape&, Buffers, Buffers) { throw std::runtime_error("the table is lost"); };
     try {
       PointData d(raising, Shape(s), "problem: ", 1);
       ADD_FAILURE() << "a broken reference passed";
     } catch (const std::runtime_error& e) {
-      EXPECT_STREQ(e.what(), "problem add: its reference broke");
+      EXPECT_STREQ(e.what(), "problem add: its reference raised the table is lost");
+    }
+    // A Python exception's text is its traceback: its last line names it.
+    raising.reference = [](const Shape&, Buffers, Buffers) {
+      throw std::runtime_error("Traceback (most recent call last):\n  File \"p.py\", line 3, in reference\nKeyError: 'x'\n");
+    };
+    try {
+      PointData d(raising, Shape(s), "problem: ", 1);
+      ADD_FAILURE() << "a broken reference passed";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "problem add: its reference raised KeyError: 'x'");
     }
     Problem unknown_axis = add_problem();
     unknown_axis.generate = [](const Shape& shape, std::uint64_t, Buffers) { (void)shape.get_int("nope"); };
-    EXPECT_THROW(PointData(unknown_axis, Shape(s), "problem: ", 1), UsageError);
+    try {
+      PointData d(unknown_axis, Shape(s), "problem: ", 1);
+      ADD_FAILURE() << "an unknown axis passed";
+    } catch (const UsageError& e) {  // still a usage error
+      EXPECT_EQ(std::string(e.what()).rfind("problem add: its generate raised benchmark b has no axis 'nope'", 0), 0u)
+          << e.what();
+    }
   });
 }
