@@ -5,6 +5,7 @@
 # same limits, for the driver's share. phases.py gives the points' own phases; the stamps give the
 # process's wall, its start (to the first point) and the gaps between points.
 # usage: lab/suite/process-wall-h200.sh BIN_DIR OUT_DIR [pitot run options...]
+#   (PROGRAMS: the programs to run under the driver, default the suite's six with attention twice)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: process-wall-h200.sh BIN_DIR OUT_DIR}" && pwd)
@@ -17,7 +18,7 @@ stamp() { python3 -u -c 'import sys, time
 for line in sys.stdin: sys.stdout.write("%.3f %s" % (time.time(), line))'; }
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; } >"$out/environment.txt" 2>&1
 # attention twice: its first process on a machine builds cuDNN's plans, the second reads them.
-for p in copy memory norm cast gemm attention attention; do
+for p in ${PROGRAMS:-copy memory norm cast gemm attention attention}; do
   tag=$p; [ -f "$out/$p.json" ] && tag=${p}2
   t0=$(date +%s.%N)
   stdbuf -oL -eL "$bin/pitot" run "$bin/bench_$p" --no-asv --progress plain --json "$out/$tag.json" "${lean[@]}" "$@" 2>&1 |
@@ -34,7 +35,7 @@ for p in copy gemm; do
   "$bin/bench_$p" --json "$out/$p-alone.json" "${lean[@]}" >/dev/null 2>&1
   echo "$p alone $t0 $(date +%s.%N)" >>"$out/walls.txt"
 done
-python3 "$root/lab/suite/phases.py" "$out"/{copy,memory,norm,cast,gemm,attention,attention2}.json >"$out/phases.md" 2>&1
+python3 "$root/lab/suite/phases.py" $(ls "$out"/{copy,memory,norm,cast,gemm,attention,attention2}.json 2>/dev/null) >"$out/phases.md" 2>&1
 python3 "$root/lab/suite/phases.py" "$out/gemm-i1.json" >"$out/phases-gemm-i1.md" 2>&1
 python3 "$root/lab/suite/phases.py" "$out"/{copy,gemm}-alone.json >"$out/phases-alone.md" 2>&1
 python3 - "$out" <<'PY' | tee "$out/summary.txt"
