@@ -149,8 +149,9 @@ class ProblemHooks final : public CallHooks {
     if (launches > 0 && hash_of(kMaxColdLaunches) != hash_of(launches - 1))
       throw std::runtime_error(problem::changed_after_reason(prefix_, calls_, "after the batch's final synchronize"));
     last_hash_ = hash_of(launches - 1);
+    const std::int64_t spot = spot_check(launches);
     for (std::int64_t k = 0; k < launches; ++k) {
-      refuse_if_wrong(k, before + k + 1);
+      refuse_if_wrong(k, before + k + 1, k == spot);
       if (data_.deterministic()) refuse_if_not_first(k, before + k + 1);
     }
     check_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -200,12 +201,24 @@ class ProblemHooks final : public CallHooks {
     return sum;
   }
 
+  // One call of the batch with a copy, drawn: compared in full even when its fingerprint was
+  // accepted before. The fingerprint's key is in this process, so a submission that reads it can
+  // forge a wrong output with an accepted fingerprint; the draw catches a forger that does it on
+  // every call at its first batch, and one that does it on a call in N about once in N batches.
+  std::int64_t spot_check(std::int64_t launches) {
+    std::vector<std::int64_t> with_copy;
+    for (std::int64_t k = 0; k < launches; ++k)
+      if (copy_of_[k] >= 0) with_copy.push_back(k);
+    if (with_copy.empty()) return -1;
+    return with_copy[problem::mix64(pick_key_ + picks_++) % with_copy.size()];
+  }
+
   // Call k's outputs against the reference's: known right when the checker accepted the same
-  // fingerprint on its set before; otherwise its copy read back into the memory shared with the
-  // checker, which compares it in full.
-  void refuse_if_wrong(std::int64_t k, std::int64_t call) {
+  // fingerprint on its set before (unless `full`: the batch's spot check); otherwise its copy read
+  // back into the memory shared with the checker, which compares it in full.
+  void refuse_if_wrong(std::int64_t k, std::int64_t call, bool full) {
     const std::uint64_t hash = hash_of(k);
-    if (accepted_.has(sets_[k], hash)) {
+    if (!full && accepted_.has(sets_[k], hash)) {
       ++checked_;
       return;
     }
