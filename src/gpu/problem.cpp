@@ -55,6 +55,8 @@ using Blocks = std::vector<std::unique_ptr<DeviceBlock>>;
 // of the device's free memory. Fewer fit: the calls that get one are drawn, and a call without
 // one is checked only when its fingerprint is one the checker accepted.
 constexpr std::size_t kRingBytes = std::size_t{1} << 30;
+// The most of a point's time since its first batch the spot checks may take (spot_check).
+constexpr double kSpotShare = 0.1;
 
 std::unique_ptr<DeviceBlock> upload(const problem::SharedBuffer& host) {
   auto d = std::make_unique<DeviceBlock>(host.bytes());
@@ -138,6 +140,7 @@ class ProblemHooks final : public CallHooks {
   }
   void after_batch(gpuStream_t stream, std::int64_t launches) override {
     const auto t0 = std::chrono::steady_clock::now();
+    if (calls_ == 0) first_batch_ = t0;
     // The outputs' fingerprints once the whole device is done (--untrusted already synchronized
     // it; without, work on other streams ends here too), beside the last call's.
     PITOT_GPU_TRY(gpuDeviceSynchronize());
@@ -151,7 +154,9 @@ class ProblemHooks final : public CallHooks {
     last_hash_ = hash_of(launches - 1);
     const std::int64_t spot = spot_check(launches);
     for (std::int64_t k = 0; k < launches; ++k) {
+      const auto s0 = std::chrono::steady_clock::now();
       refuse_if_wrong(k, before + k + 1, k == spot);
+      if (k == spot) spot_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
       if (data_.deterministic()) refuse_if_not_first(k, before + k + 1);
     }
     check_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -205,7 +210,12 @@ class ProblemHooks final : public CallHooks {
   // accepted before. The fingerprint's key is in this process, so a submission that reads it can
   // forge a wrong output with an accepted fingerprint; the draw catches a forger that does it on
   // every call at its first batch, and one that does it on a call in N about once in N batches.
+  // A comparison on the host costs a few ms a million elements, so spot checks stop while they
+  // have taken more than kSpotShare of the time since the point's first batch (large outputs get
+  // fewer): the driver's cross-check allows the harness only so much beside the timed work.
   std::int64_t spot_check(std::int64_t launches) {
+    const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_batch_).count();
+    if (spot_seconds_ > kSpotShare * since) return -1;
     std::vector<std::int64_t> with_copy;
     for (std::int64_t k = 0; k < launches; ++k)
       if (copy_of_[k] >= 0) with_copy.push_back(k);
@@ -268,6 +278,8 @@ class ProblemHooks final : public CallHooks {
   std::int64_t calls_ = 0, checked_ = 0, compared_on_host_ = 0;
   std::uint64_t last_hash_ = 0;
   double check_seconds_ = 0;  // reading the checks after each batch (the device's part is in the batch)
+  std::chrono::steady_clock::time_point first_batch_ = std::chrono::steady_clock::now();
+  double spot_seconds_ = 0;  // the spot checks' comparisons so far
   problem::FirstOutputs first_;      // each set's first fingerprint (Problem::deterministic)
   problem::AcceptedOutputs accepted_;  // the fingerprints the checker accepted, per set
   std::uint64_t pick_key_, picks_ = 0;  // which calls get a copy when the ring is short
