@@ -106,20 +106,24 @@ def keeping_generate(shape, seed, ins):
     _kept.append(ins[0])
 
 
-@pitot.submission(pitot.Problem(
-    name="fma_kept", shapes={"n": [64]}, inputs=FMA.inputs, outputs=FMA.outputs, generate=keeping_generate,
-    reference=reference, tolerance=FMA.tolerance))
-def reads_kept_view(ins, outs):
-    """Reads a view generate kept past its call: released by then, so it must raise ValueError.
-    generate runs in the point's checker process (docs/untrusted.md), so nothing it keeps is in
-    this one at all."""
-    if not _kept:
-        return honest(ins, outs)
+def reference_reading_kept_view(shape, ins, expected):
+    """Reads the view generate kept past its call: released by then, so it must raise ValueError
+    (generate and reference both run in the point's checker process, docs/untrusted.md)."""
     try:
         _kept[0][0]
     except ValueError:
-        return honest(ins, outs)
+        return reference(shape, ins, expected)
     raise AssertionError("a view kept past generate's call still reads the harness's memory")
+
+
+@pitot.submission(pitot.Problem(
+    name="fma_kept", shapes={"n": [64]}, inputs=FMA.inputs, outputs=FMA.outputs, generate=keeping_generate,
+    reference=reference_reading_kept_view, tolerance=FMA.tolerance))
+def reads_kept_view(ins, outs):
+    """generate ran in the checker process, so nothing it kept is in this one."""
+    if _kept:
+        raise AssertionError("generate ran in the submission's process")
+    return honest(ins, outs)
 
 
 if __name__ == "__main__":
