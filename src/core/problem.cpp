@@ -211,6 +211,11 @@ void AcceptedOutputs::add(int set, std::uint64_t hash) {
   if (hashes.size() < kPerSet && !has(set, hash)) hashes.push_back(hash);
 }
 
+std::int64_t SpotChecks::draw(const std::vector<std::int64_t>& candidates, double elapsed) {
+  if (candidates.empty() || spent_ > share_ * elapsed) return -1;
+  return candidates[mix64(key_ + draws_++) % candidates.size()];
+}
+
 std::string prefix_for(bool untrusted) { return untrusted ? untrusted::kPrefix : "problem: "; }
 
 std::string wrong_output_reason(const std::string& prefix, std::int64_t call, const BufferSpec& output,

@@ -154,6 +154,25 @@ class AcceptedOutputs {
   std::vector<std::vector<std::uint64_t>> sets_;
 };
 
+// The device path's spot check: after each batch one call with a copy of its outputs, drawn with
+// a key of the harness's own, is compared in full whatever its fingerprint (an accepted
+// fingerprint can be forged by a submission that reads the fingerprint's key: with the draw, one
+// that does so on every call is caught at its first checked batch). Comparisons on the host cost a
+// few ms a million elements, so no call is drawn while the spot checks so far took more than
+// `share` of the point's time: large outputs get fewer, within the driver's cross-check.
+class SpotChecks {
+ public:
+  SpotChecks(std::uint64_t key, double share) : key_(key), share_(share) {}
+  // Which of `candidates` (the batch's calls with a copy) to compare in full, or -1: none there,
+  // or the checks so far took more than the share of `elapsed` seconds (the point's, so far).
+  std::int64_t draw(const std::vector<std::int64_t>& candidates, double elapsed);
+  void spent(double seconds) { spent_ += seconds; }
+
+ private:
+  std::uint64_t key_, draws_ = 0;
+  double share_, spent_ = 0;
+};
+
 // The reasons a call is refused with; `prefix` is "untrusted: " under --untrusted, else "problem: ".
 std::string prefix_for(bool untrusted);
 std::string wrong_output_reason(const std::string& prefix, std::int64_t call, const BufferSpec& output,

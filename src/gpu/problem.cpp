@@ -55,7 +55,7 @@ using Blocks = std::vector<std::unique_ptr<DeviceBlock>>;
 // of the device's free memory. Fewer fit: the calls that get one are drawn, and a call without
 // one is checked only when its fingerprint is one the checker accepted.
 constexpr std::size_t kRingBytes = std::size_t{1} << 30;
-// The most of a point's time since its first batch the spot checks may take (spot_check).
+// The most of a point's time since its first batch the spot checks may take (problem::SpotChecks).
 constexpr double kSpotShare = 0.1;
 
 std::unique_ptr<DeviceBlock> upload(const problem::SharedBuffer& host) {
@@ -156,7 +156,7 @@ class ProblemHooks final : public CallHooks {
     for (std::int64_t k = 0; k < launches; ++k) {
       const auto s0 = std::chrono::steady_clock::now();
       refuse_if_wrong(k, before + k + 1, k == spot);
-      if (k == spot) spot_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
+      if (k == spot) spot_.spent(std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count());
       if (data_.deterministic()) refuse_if_not_first(k, before + k + 1);
     }
     check_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -206,21 +206,12 @@ class ProblemHooks final : public CallHooks {
     return sum;
   }
 
-  // One call of the batch with a copy, drawn: compared in full even when its fingerprint was
-  // accepted before. The fingerprint's key is in this process, so a submission that reads it can
-  // forge a wrong output with an accepted fingerprint; the draw catches a forger that does it on
-  // every call at its first batch, and one that does it on a call in N about once in N batches.
-  // A comparison on the host costs a few ms a million elements, so spot checks stop while they
-  // have taken more than kSpotShare of the time since the point's first batch (large outputs get
-  // fewer): the driver's cross-check allows the harness only so much beside the timed work.
+  // The batch's spot check (problem::SpotChecks): one call with a copy, drawn, or -1.
   std::int64_t spot_check(std::int64_t launches) {
-    const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_batch_).count();
-    if (spot_seconds_ > kSpotShare * since) return -1;
     std::vector<std::int64_t> with_copy;
     for (std::int64_t k = 0; k < launches; ++k)
       if (copy_of_[k] >= 0) with_copy.push_back(k);
-    if (with_copy.empty()) return -1;
-    return with_copy[problem::mix64(pick_key_ + picks_++) % with_copy.size()];
+    return spot_.draw(with_copy, std::chrono::duration<double>(std::chrono::steady_clock::now() - first_batch_).count());
   }
 
   // Call k's outputs against the reference's: known right when the checker accepted the same
@@ -279,7 +270,7 @@ class ProblemHooks final : public CallHooks {
   std::uint64_t last_hash_ = 0;
   double check_seconds_ = 0;  // reading the checks after each batch (the device's part is in the batch)
   std::chrono::steady_clock::time_point first_batch_ = std::chrono::steady_clock::now();
-  double spot_seconds_ = 0;  // the spot checks' comparisons so far
+  problem::SpotChecks spot_{problem::os_seed(), kSpotShare};
   problem::FirstOutputs first_;      // each set's first fingerprint (Problem::deterministic)
   problem::AcceptedOutputs accepted_;  // the fingerprints the checker accepted, per set
   std::uint64_t pick_key_, picks_ = 0;  // which calls get a copy when the ring is short

@@ -280,6 +280,30 @@ TEST(Problem, AcceptedOutputsKeptPerSetAndBounded) {
   EXPECT_THROW((void)accepted.has(2, 0), std::out_of_range);
 }
 
+TEST(Problem, SpotChecksDrawEveryCandidateAndPauseOverTheirShare) {
+  problem::SpotChecks spots(12345, 0.1);
+  const std::vector<std::int64_t> calls{2, 5, 7, 11};
+  std::map<std::int64_t, int> seen;
+  for (int i = 0; i < 400; ++i) ++seen[spots.draw(calls, 1.0 + i)];
+  ASSERT_EQ(seen.size(), calls.size());  // only the candidates, each of them
+  for (const auto& [call, times] : seen) {
+    EXPECT_GE(times, 60) << call;  // about 100 each
+    EXPECT_LE(times, 140) << call;
+  }
+  EXPECT_EQ(spots.draw({}, 100), -1);  // no call with a copy
+  spots.spent(5.0);
+  EXPECT_EQ(spots.draw(calls, 40.0), -1);  // 5 s of checks in 40 s: over a tenth, paused
+  EXPECT_NE(spots.draw(calls, 60.0), -1);  // under it again
+  // The draw follows the key: two keys, two orders (a submission without the key cannot predict it).
+  problem::SpotChecks a(1, 1.0), b(2, 1.0);
+  std::vector<std::int64_t> from_a, from_b;
+  for (int i = 0; i < 32; ++i) {
+    from_a.push_back(a.draw(calls, 1.0));
+    from_b.push_back(b.draw(calls, 1.0));
+  }
+  EXPECT_NE(from_a, from_b);
+}
+
 TEST(Problem, NonDeterministicReasonNamesTheCallsAndThePoison) {
   const std::string plain = problem::nondeterministic_reason("problem: ", 12, 4, 3, 0);
   EXPECT_EQ(plain.rfind("problem: non-deterministic output: call 12 on input set 4 differs bit for bit from call 3 "
