@@ -19,6 +19,7 @@
 #include <pitot/problem.hpp>
 
 #include "core/engine.hpp"
+#include "point_fixture.hpp"
 #include "core/problem.hpp"
 #include "core/problem_check.hpp"
 
@@ -50,23 +51,7 @@ Problem add_problem(int draws, bool independent) {
   return p;
 }
 
-// Runs `body` as the only point of a benchmark (a Shape needs a point); returns its result.
-PointResult with_point(std::function<void(State&)> body) {
-  std::deque<BenchmarkDef> defs(1);
-  defs[0].name = "b";
-  defs[0].fn = [&](State& s) {
-    body(s);
-    s.exec([] {});
-  };
-  RunConfig c;
-  c.warmup_seconds = 0;
-  c.min_samples = 1;
-  c.max_seconds = 0.01;
-  PointResult out;
-  run_points("test", plan_points(defs), c, [&](const PointResult& r) { out = r; });
-  EXPECT_EQ(out.status, PointStatus::Ok) << out.reason;  // the body ran to its end
-  return out;
-}
+using test::with_point;
 
 std::vector<float> plain_expected(const PointData& d, int set) {
   const auto* a = static_cast<const float*>(d.input(set, 0).data());

@@ -16,7 +16,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <deque>
 #include <functional>
 #include <string>
 #include <thread>
@@ -26,6 +25,7 @@
 #include <pitot/problem.hpp>
 
 #include "core/engine.hpp"
+#include "point_fixture.hpp"
 #include "core/problem.hpp"
 #include "core/problem_check.hpp"
 #include "core/problem_checker.hpp"
@@ -53,22 +53,7 @@ Problem add_problem() {
   return p;
 }
 
-// Runs `body` as the only point of a benchmark (a Shape needs a point).
-void with_point(const std::function<void(State&)>& body) {
-  std::deque<BenchmarkDef> defs(1);
-  defs[0].name = "b";
-  defs[0].fn = [&](State& s) {
-    body(s);
-    s.exec([] {});
-  };
-  RunConfig c;
-  c.warmup_seconds = 0;
-  c.min_samples = 1;
-  c.max_seconds = 0.01;
-  PointResult out;
-  run_points("test", plan_points(defs), c, [&](const PointResult& r) { out = r; });
-  EXPECT_EQ(out.status, PointStatus::Ok) << out.reason;
-}
+using test::with_point;
 
 // Set `set`'s answer, written where the checker reads the outputs.
 void write_answer(const PointData& d, int set) {
