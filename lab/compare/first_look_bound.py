@@ -33,7 +33,7 @@ def sides_of(path, column):
 
 
 def spread(x, y):
-    ss = sum((a - statistics.mean(x)) ** 2 for a in x) + sum((a - statistics.mean(y)) ** 2 for a in y)
+    ss = sum(sum((a - m) ** 2 for a in v) for v, m in ((x, statistics.mean(x)), (y, statistics.mean(y))))
     return ss, len(x) + len(y) - 2
 
 
