@@ -83,6 +83,7 @@ class GilSampler final : public pitot::detail::Sampler {
   std::int64_t iterations_per_sample() const override { return inner_.iterations_per_sample(); }
   bool exhausted() const override { return (knobs_.repeat > 0 && taken_ >= knobs_.repeat) || inner_.exhausted(); }
   void finish() override { inner_.finish(); }
+  double harness_seconds() const override { return inner_.harness_seconds(); }
 
  private:
   pitot::detail::Sampler& inner_;

@@ -55,9 +55,10 @@ struct PointHooks {
   std::function<void(const PlannedPoint&)> on_point_begin;   // before warm-up
   std::function<void(const PlannedPoint&)> on_point_end;
   // In the point's thread when each turn of its sampling begins (the first right after warm-up)
-  // and ends (--untrusted: the program tells the driver, which times the turns itself).
+  // and ends (--untrusted: the program tells the driver, which times the turns itself); the end
+  // with the seconds of the harness's own work in the turn (Sampler::harness_seconds).
   std::function<void(const PlannedPoint&)> on_sampling_begin;
-  std::function<void(const PlannedPoint&)> on_sampling_end;
+  std::function<void(const PlannedPoint&, double harness_seconds)> on_sampling_end;
 };
 
 using PointCallback = std::function<void(const PointResult&)>;

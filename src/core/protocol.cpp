@@ -66,7 +66,7 @@ ListAnswer list_answer_from_json(const json& j) {
 
 json to_json(const StartMessage& m) { return {{"type", kStartType}, {"id", m.id}}; }
 json to_json(const SamplingMessage& m) { return {{"type", kSamplingType}, {"id", m.id}}; }
-json to_json(const SampledMessage& m) { return {{"type", kSampledType}, {"id", m.id}}; }
+json to_json(const SampledMessage& m) { return {{"type", kSampledType}, {"id", m.id}, {"harness", m.harness}}; }
 json to_json(const PointMessage& m) { return to_json(m.point); }  // its "type" is "point"
 json to_json(const DoneMessage&) { return {{"type", kDoneType}}; }
 
@@ -74,7 +74,7 @@ ChannelMessage channel_message_from_json(const json& j) {
   const std::string type = j.at("type").get<std::string>();
   if (type == kStartType) return StartMessage{j.at("id").get<int>()};
   if (type == kSamplingType) return SamplingMessage{j.at("id").get<int>()};
-  if (type == kSampledType) return SampledMessage{j.at("id").get<int>()};
+  if (type == kSampledType) return SampledMessage{j.at("id").get<int>(), j.value("harness", 0.0)};
   if (type == kDoneType) return DoneMessage{};
   if (type != kPointType) return OtherMessage{type};
   try {

@@ -97,9 +97,12 @@ struct StartMessage {
 struct SamplingMessage {
   int id = 0;
 };
-// {"type":"sampled","id":7}: under --untrusted, that turn ends.
+// {"type":"sampled","id":7,"harness":0.04}: under --untrusted, that turn ends; `harness`: the
+// seconds of the harness's own work in it between the timed spans (a problem's staging and checks;
+// 0 for a plain benchmark, and when an older program leaves it out).
 struct SampledMessage {
   int id = 0;
+  double harness = 0;
 };
 // {"type":"point",...}: a point finished (reported, failed or skipped): to_json(PointResult).
 struct PointMessage {

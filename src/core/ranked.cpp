@@ -110,6 +110,7 @@ void run_ranked(PointRun& run, Sampler& sampler) {
     double spent = 0;  // rank 0's wall time sampling this point, over all its turns
     for (std::int64_t decision = kEndTurn; decision == kEndTurn;) {
       if (run.hooks.on_sampling_begin) run.hooks.on_sampling_begin(run.point);
+      const double harness_before = sampler.harness_seconds();
       const auto turn_start = std::chrono::steady_clock::now();
       if (backend && backend->range_push) backend->range_push("pitot:" + run.point.name);
       do {
@@ -128,7 +129,7 @@ void run_ranked(PointRun& run, Sampler& sampler) {
       } while (decision == kNextSample);
       if (backend && backend->range_pop) backend->range_pop();
       spent += seconds_since(turn_start);
-      if (run.hooks.on_sampling_end) run.hooks.on_sampling_end(run.point);
+      if (run.hooks.on_sampling_end) run.hooks.on_sampling_end(run.point, sampler.harness_seconds() - harness_before);
       phases.sampling = spent;
       if (decision == kEndTurn) {
         run.yield_turn();

@@ -165,6 +165,7 @@ void run_schedule(State& state, Sampler& sampler) {
   double spent = 0;  // wall time spent sampling this point, over all its turns
   for (;;) {
     if (run.hooks.on_sampling_begin) run.hooks.on_sampling_begin(run.point);
+    const double harness_before = sampler.harness_seconds();
     auto batch_start = std::chrono::steady_clock::now();
     range_push();
     do {
@@ -179,7 +180,7 @@ void run_schedule(State& state, Sampler& sampler) {
              static_cast<int>(r.samples.size()) + r.discarded_samples < cfg.max_samples && !sampler.exhausted());
     range_pop();
     spent += seconds_since(batch_start);
-    if (run.hooks.on_sampling_end) run.hooks.on_sampling_end(run.point);
+    if (run.hooks.on_sampling_end) run.hooks.on_sampling_end(run.point, sampler.harness_seconds() - harness_before);
     phases.sampling = spent;
     const auto deciding_start = std::chrono::steady_clock::now();
     r.stop_reason = sampler.exhausted() ? "samples" : stop_reason(r.samples, spent, cfg);

@@ -142,7 +142,7 @@ std::string check_against_wall(const std::vector<double>& samples, std::int64_t 
 }
 
 std::string check_unaccounted(const std::vector<double>& samples, std::int64_t number, int discarded,
-                              double turns_seconds) {
+                              double turns_seconds, double harness_seconds) {
   if (samples.empty()) return "";
   const double median = median_of(samples);
   const double calls = static_cast<double>(std::max<std::int64_t>(number, 1));
@@ -150,14 +150,16 @@ std::string check_unaccounted(const std::vector<double>& samples, std::int64_t n
   for (double s : samples) claimed += std::min(std::isfinite(s) ? s : 0.0, kClipMedians * median) * calls;
   const double count = static_cast<double>(samples.size()) + std::max(discarded, 0);
   const double thrown = std::max(discarded, 0) * 2 * median * calls;  // throttled samples, dropped
-  const double harness = count * (kHarnessPerSampleSeconds + calls * kHarnessPerCallSeconds);
+  const double checks = std::isfinite(harness_seconds) && harness_seconds > 0 ? harness_seconds : 0.0;
+  const double harness = count * (kHarnessPerSampleSeconds + calls * kHarnessPerCallSeconds) + checks;
   const double allowed = 2 * (claimed + thrown) + harness + kWallSlackSeconds;
   if (!(turns_seconds > allowed)) return "";
   return std::string(kPrefix) +
          fmt::format("the program's samples account for {:.3g} s of timed work ({} samples x {} call{}, median "
                      "{:.3g} s a call), but its sampling lasted {:.3g} s on the driver's clock, more than the "
-                     "harness's own work explains (at most {:.3g} s): reported times forged, or a clock slowed down?",
-                     claimed, samples.size(), number, number == 1 ? "" : "s", median, turns_seconds, allowed);
+                     "harness's own work explains (at most {:.3g} s, {:.3g} s of it the checks it timed): reported times "
+                     "forged, or a clock slowed down?",
+                     claimed, samples.size(), number, number == 1 ? "" : "s", median, turns_seconds, allowed, checks);
 }
 
 void DriverClock::sampling(int id, double now) {
@@ -169,7 +171,7 @@ void DriverClock::sampling(int id, double now) {
   t.open = now;
 }
 
-void DriverClock::sampled(int id, double now) {
+void DriverClock::sampled(int id, double now, double harness) {
   Turns& t = points_[id];
   if (!t.open) {
     if (t.broken.empty())
@@ -177,7 +179,9 @@ void DriverClock::sampled(int id, double now) {
                                         "\"sampled\" message without its \"sampling\")";
     return;
   }
-  t.seconds += now - *t.open;
+  const double turn = now - *t.open;
+  t.seconds += turn;
+  if (harness > 0) t.harness += std::min(harness, turn);  // NaN and negatives count for nothing
   ++t.count;
   t.open.reset();
 }
@@ -192,7 +196,7 @@ std::string DriverClock::refusal(const PointResult& p, const Turns* t, double no
            "the program did not say when this point's sampling ended (no \"sampled\" message; built with an "
            "older pitot?)";
   if (std::string why = check_against_wall(p.samples, p.number, now - t->first); !why.empty()) return why;
-  return check_unaccounted(p.samples, p.number, p.discarded_samples, t->seconds);
+  return check_unaccounted(p.samples, p.number, p.discarded_samples, t->seconds, t->harness);
 }
 
 void DriverClock::check(PointResult& p, double now) const {
@@ -204,7 +208,10 @@ void DriverClock::check(PointResult& p, double now) const {
   if (!checks.is_object()) checks = nlohmann::json::object();
   checks["driver_wall_clock"] = refused.empty() ? "ok" : refused;
   if (turns)
-    checks["driver_seconds"] = {{"window", now - turns->first}, {"sampling", turns->seconds}, {"turns", turns->count}};
+    checks["driver_seconds"] = {{"window", now - turns->first},
+                                {"sampling", turns->seconds},
+                                {"turns", turns->count},
+                                {"harness", turns->harness}};
   if (refused.empty()) return;
   p.status = PointStatus::Failed;
   p.reason = refused;

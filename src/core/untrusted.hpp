@@ -68,15 +68,18 @@ std::string check_against_wall(const std::vector<double>& samples, std::int64_t 
 // begins and "sampled" when it ends, and the driver sums the turns on its own clock. Time the
 // samples do not account for must be the harness's own work around them: at most twice what the
 // samples claim (each clipped at kClipMedians x their median, so one huge sample cannot cover a
-// forged median), plus an allowance per sample and per call, plus the slack. A forged clock that
-// slows the harness's timer down, or samples made up while the work ran, leave more.
+// forged median), plus an allowance per sample and per call, plus the slack, plus the seconds the
+// harness says its own checks took (`harness_seconds`: a problem's staging and comparisons, which
+// grow with its outputs; each piece timed apart from the samples, on the steady clock the timer
+// detour check guards). A forged clock that slows the harness's timer down shrinks those too, and
+// samples made up while the work ran leave more.
 inline constexpr double kClipMedians = 10;
 inline constexpr double kHarnessPerSampleSeconds = 0.02;  // synchronize, the kernel clock's records, card readings
 inline constexpr double kHarnessPerCallSeconds = 1e-3;    // cold mode's cache flush and the events around a call
 // What the turns may last beyond the samples' claim ("" when within, else the refusal).
 // `discarded`: samples the program dropped as throttled (each counted at twice the median).
 std::string check_unaccounted(const std::vector<double>& samples, std::int64_t number, int discarded,
-                              double turns_seconds);
+                              double turns_seconds, double harness_seconds = 0);
 
 // The driver's clock of one child's sampling (pitot run --untrusted, src/driver/run/program_runner.cpp):
 // the "sampling" and "sampled" messages of each point, stamped with the driver's own time
@@ -84,7 +87,9 @@ std::string check_unaccounted(const std::vector<double>& samples, std::int64_t n
 class DriverClock {
  public:
   void sampling(int id, double now);  // a turn of the point's sampling began
-  void sampled(int id, double now);   // ... and ended
+  // ... and ended, the harness's own work taking `harness` seconds of it (SampledMessage; at most
+  // the turn's length is counted)
+  void sampled(int id, double now, double harness = 0);
   // The driver's checks of a point reported at `now`: each outcome under
   // backend_info.untrusted_checks ("driver_wall_clock": "ok" or the refusal; "driver_seconds"),
   // and a measured point whose samples do not fit the clock failed with the refusal.
@@ -95,6 +100,7 @@ class DriverClock {
     double first = 0;             // the first turn's start: the window from above begins here
     std::optional<double> open;   // the start of a turn not yet ended
     double seconds = 0;           // the ended turns, summed: the time from below
+    double harness = 0;           // the harness's own work in them, as the program said
     int count = 0;                // turns ended
     std::string broken;           // the messages came out of order: why ("" when they did not)
   };

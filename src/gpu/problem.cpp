@@ -99,6 +99,7 @@ class ProblemHooks final : public CallHooks {
   std::int64_t checked() const { return checked_; }
   std::int64_t compared() const { return first_.compared(); }
   double check_seconds_per_call() const { return calls_ > 0 ? check_seconds_ / static_cast<double>(calls_) : 0; }
+  double host_seconds() const override { return check_seconds_; }
   // What the checks did beyond the calls checked (backend_info "problem").
   nlohmann::json record() const {
     nlohmann::json r{{"output_copies_per_batch", copies_},

@@ -72,6 +72,7 @@ struct CallHooks {
   virtual void before_call(gpuStream_t stream, std::int64_t k) = 0;
   virtual void after_call(gpuStream_t stream, std::int64_t k) = 0;
   virtual void after_batch(gpuStream_t stream, std::int64_t launches) = 0;
+  virtual double host_seconds() const = 0;  // the host's part of the above so far (Sampler::harness_seconds)
 };
 
 class DeviceSampler final : public detail::Sampler {
@@ -133,6 +134,7 @@ class DeviceSampler final : public detail::Sampler {
   // refused, and the kernel clock neither declines nor lets a call without device work through.
   void set_untrusted(bool on) { untrusted_ = on; }
   void set_call_hooks(CallHooks* hooks) { hooks_ = hooks; }  // cold mode only
+  double harness_seconds() const override { return hooks_ ? hooks_->host_seconds() : 0; }
   void measure_energy_at_finish(card::Card* card, double window_seconds) {
     energy_card_ = card;
     energy_window_ = window_seconds;

@@ -182,7 +182,9 @@ PointHooks point_hooks(const DeviceBackend* backend, const Options& o, DriverCha
   // Under --untrusted the driver times each turn of a point's sampling on its own clock.
   if (o.device.untrusted) {
     hooks.on_sampling_begin = [&channel](const PlannedPoint& p) { channel.send(json_text(to_json(SamplingMessage{p.id}))); };
-    hooks.on_sampling_end = [&channel](const PlannedPoint& p) { channel.send(json_text(to_json(SampledMessage{p.id}))); };
+    hooks.on_sampling_end = [&channel](const PlannedPoint& p, double harness_seconds) {
+      channel.send(json_text(to_json(SampledMessage{p.id, harness_seconds})));
+    };
   }
   return hooks;
 }

@@ -154,9 +154,13 @@ TEST(Protocol, MessagesReadBackAsTheirStructs) {
   ASSERT_TRUE(std::holds_alternative<StartMessage>(start));
   EXPECT_EQ(std::get<StartMessage>(start).id, 7);
   EXPECT_TRUE(std::holds_alternative<DoneMessage>(channel_message_from_json(to_json(DoneMessage{}))));
-  const ChannelMessage sampled = channel_message_from_json(to_json(SampledMessage{7}));
+  const ChannelMessage sampled = channel_message_from_json(to_json(SampledMessage{7, 0.25}));
   ASSERT_TRUE(std::holds_alternative<SampledMessage>(sampled));
   EXPECT_EQ(std::get<SampledMessage>(sampled).id, 7);
+  EXPECT_EQ(std::get<SampledMessage>(sampled).harness, 0.25);
+  // An older program's "sampled" has no harness seconds: none are allowed.
+  const ChannelMessage bare = channel_message_from_json(json::parse(R"({"type":"sampled","id":7})"));
+  EXPECT_EQ(std::get<SampledMessage>(bare).harness, 0.0);
   const ChannelMessage point = channel_message_from_json(to_json(PointMessage{full_point()}));
   ASSERT_TRUE(std::holds_alternative<PointMessage>(point));
   EXPECT_EQ(to_json(std::get<PointMessage>(point)), to_json(PointMessage{full_point()}));

@@ -3,6 +3,8 @@
 // self-reported time and of an impossible speed, on CPU.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -82,6 +84,42 @@ TEST(UntrustedWall, OneHugeSampleCannotCoverAForgedMedian) {
   std::vector<double> noisy(90, 1e-3);
   noisy.insert(noisy.end(), 10, 9e-3);  // an honest tail, within ten medians, counts whole: 18 s
   EXPECT_EQ(untrusted::check_unaccounted(noisy, 100, 0, 1.9 * 18.0), "");
+}
+
+// A problem's checks between calls grow with its outputs: the seconds the harness timed them are
+// allowed beside the samples, and nothing else is.
+TEST(UntrustedWall, TheHarnessChecksItTimedAreAllowed) {
+  const std::vector<double> honest(100, 1e-3);  // allowed without checks: 0.2 + 2.1 + 0.25 = 2.55 s
+  EXPECT_NE(untrusted::check_unaccounted(honest, 1, 0, 4.0), "");
+  EXPECT_EQ(untrusted::check_unaccounted(honest, 1, 0, 4.0, 1.5), "");
+  const std::string refused = untrusted::check_unaccounted(honest, 1, 0, 4.0, 1.4);
+  EXPECT_NE(refused.find("(at most 3.95 s, 1.4 s of it the checks it timed)"), std::string::npos) << refused;
+  for (double nonsense : {-10.0, std::nan(""), std::numeric_limits<double>::infinity()})
+    EXPECT_NE(untrusted::check_unaccounted(honest, 1, 0, 4.0, nonsense), "") << nonsense;
+}
+
+TEST(UntrustedWall, TheDriverClockCountsTheHarnessAtMostItsTurn) {
+  untrusted::DriverClock clock;
+  clock.sampling(0, 10.0);
+  clock.sampled(0, 12.0, 1.5);  // 2 s of turn, 1.5 s of it checks
+  clock.sampling(0, 12.0);
+  clock.sampled(0, 13.0, 50.0);  // more than the turn lasted: the turn's 1 s
+  clock.sampling(0, 13.0);
+  clock.sampled(0, 14.0, std::nan(""));
+  PointResult p;
+  p.samples.assign(100, 1e-3);  // 0.1 s claimed in 4 s of turns, 2.5 s of them checks
+  p.backend_info["untrusted"] = true;
+  clock.check(p, 14.1);
+  EXPECT_EQ(p.status, PointStatus::Ok) << p.reason;
+  EXPECT_DOUBLE_EQ(p.backend_info["untrusted_checks"]["driver_seconds"]["harness"].get<double>(), 2.5);
+  untrusted::DriverClock unchecked;  // the same turns with no checks said
+  unchecked.sampling(0, 10.0);
+  unchecked.sampled(0, 14.0);
+  PointResult q;
+  q.samples.assign(100, 1e-3);
+  q.backend_info["untrusted"] = true;
+  unchecked.check(q, 14.1);
+  EXPECT_EQ(q.status, PointStatus::Failed);
 }
 
 // The clock's bookkeeping: turns summed per point, the window from the first turn, messages out

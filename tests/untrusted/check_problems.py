@@ -2,8 +2,9 @@
 """Submissions to a problem the harness owns (docs/untrusted.md, "Problems"), run by `pitot run
 --untrusted` (the driver's cross-check applies, and the fence where the machine allows it): each
 attack is refused with its reason (EXPECTED: the start of the reason and words in it), each
-honest control is accepted with every call it made checked. Then one attack without --untrusted:
-still refused, its reason starting "problem: ".
+honest control is accepted with every call it made checked. An expectation with "options" is
+checked again in a run of its own with them (longer sampling, where the verdict needs it). Then one
+attack without --untrusted: still refused, its reason starting "problem: ".
 
 usage: check_problems.py PITOT PROGRAM EXPECTED [--gpu] [PITOT RUN OPTIONS...]
 With --gpu, exit 77 (skipped) without an NVIDIA GPU; other options go to pitot run (--sandbox off)."""
@@ -42,6 +43,20 @@ def check_point(name, want, p):
         if word not in reason:
             bad.append(f"{name}: the reason lacks '{word}': {reason}")
     return bad
+
+
+def alone(pitot, program, name, want, scratch, env, extra):
+    """The submission `name` in a `pitot run --untrusted` of its own with its expectation's options."""
+    out = os.path.join(scratch, name + ".json")
+    r = subprocess.run([pitot, "run", program, "--untrusted", "--no-asv", "--json", out, "--progress", "plain",
+                        "--filter", f"^{name}\\["] + want["options"] + extra, capture_output=True, text=True,
+                       timeout=120, env=env, cwd=scratch)
+    points = json.load(open(out))["points"] if os.path.exists(out) else []
+    if len(points) != 1:
+        return [f"{name} with {' '.join(want['options'])}: exit {r.returncode}, {len(points)} points\n{r.stderr}"]
+    p = points[0]
+    print(f"{name} with {' '.join(want['options'])}: {p['status']} {p.get('reason', '')[:110]}")
+    return [f"{line} (with {' '.join(want['options'])})" for line in check_point(name, want, p)]
 
 
 def profiled(pitot, program, expected, attack, scratch, env):
@@ -96,6 +111,9 @@ def main():
             bad += check_point(name, want, points[name])
             p = points[name]
             print(f"{name}: {p['status']} {p.get('reason', '')[:110]}")
+        for name, want in expected.items():
+            if "options" in want:
+                bad += alone(pitot, program, name, want, scratch, env, extra)
         # Without --untrusted the checks still run; the reason names the problem instead.
         attack = next(n for n, w in expected.items() if w.get("status") != "ok")
         plain = subprocess.run([program, "--filter", f"^{attack}\\[", "--json", out, "--quiet", "--max-time", "0.3"],

@@ -16,6 +16,9 @@ namespace {
 
 const pitot::Problem kProblem = untrusted_problems::multiply_add({1 << 20});
 const pitot::Problem kDeterministicProblem = untrusted_problems::declared_deterministic(kProblem);
+// 256 MB of output a call, as a large GEMM's: each comparison on the host takes far longer than
+// the call (the driver's clock from below must allow the checks the harness timed).
+const pitot::Problem kLargeOutput = untrusted_problems::large_output({std::int64_t{1} << 26});
 constexpr int kThreads = 256;
 constexpr int kKey = 64;        // the floats of input 0 a content cache keys on
 constexpr int kEntries = 16;    // the content cache's entries (the problem has 3 distinct inputs 0)
@@ -39,6 +42,15 @@ void compute(pitot::Buffers in, pitot::Buffers out, cudaStream_t s) {
 // The controls: the work on pitot's stream, every call.
 void honest(pitot::Buffers in, pitot::Buffers out, pitot::Launch& l) { compute(in, out, l.stream()); }
 void honest_deterministic(pitot::Buffers in, pitot::Buffers out, pitot::Launch& l) { compute(in, out, l.stream()); }
+
+__global__ void broadcast(const float* a, float* c, std::int64_t n) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) c[i] = 2 * a[i % 64];
+}
+void honest_large_output(pitot::Buffers in, pitot::Buffers out, pitot::Launch& l) {
+  const std::int64_t n = out[0].count();
+  broadcast<<<grid_of(n), kThreads, 0, l.stream()>>>(in[0].as<const float>(), out[0].as<float>(), n);
+}
 
 // Caches the result by the input's address: computed once per pointer, copied after that.
 void cache_by_pointer(pitot::Buffers in, pitot::Buffers out, pitot::Launch& l) {
@@ -180,5 +192,6 @@ PITOT_SUBMISSION(kProblem, skip_after_calls);
 PITOT_SUBMISSION(kProblem, wrong_after_calls);
 PITOT_SUBMISSION(kProblem, deferred_stream);
 PITOT_SUBMISSION(kDeterministicProblem, honest_deterministic);
+PITOT_SUBMISSION(kLargeOutput, honest_large_output);
 PITOT_SUBMISSION(kDeterministicProblem, last_bit_jitter);
 PITOT_SUBMISSION(kProblem, last_bit_jitter_allowed);

@@ -29,6 +29,9 @@ namespace {
 const pitot::Problem kProblem = untrusted_problems::multiply_add({4096});
 const pitot::Problem kIntProblem = untrusted_problems::int_axpy({4096});
 const pitot::Problem kDeterministicProblem = untrusted_problems::declared_deterministic(kProblem);
+// 64 MB of output a call: the checks between calls take several times the call (the driver's
+// clock from below must allow them, as the harness timed them).
+const pitot::Problem kLargeOutput = untrusted_problems::large_output({std::int64_t{1} << 24});
 
 void multiply_add(const float* a, const float* b, float* c, std::int64_t from, std::int64_t to) {
   for (std::int64_t i = from; i < to; ++i) c[i] = a[i] * b[i] + a[i];
@@ -49,6 +52,12 @@ void honest_threads(pitot::Buffers in, pitot::Buffers out) {  // two threads, bo
 }
 
 void honest_deterministic(pitot::Buffers in, pitot::Buffers out) { compute(in, out); }
+
+void honest_large_output(pitot::Buffers in, pitot::Buffers out) {
+  const float* a = in[0].as<const float>();
+  float* c = out[0].as<float>();
+  for (std::int64_t i = 0; i < out[0].count(); ++i) c[i] = 2 * a[i % 64];
+}
 
 void honest_int(pitot::Buffers in, pitot::Buffers out) {
   const auto* x = in[0].as<const std::uint32_t>();
@@ -258,6 +267,7 @@ PITOT_SUBMISSION(kProblem, skip_after_calls);
 PITOT_SUBMISSION(kProblem, wrong_after_calls);
 PITOT_SUBMISSION(kProblem, deferred_thread);
 PITOT_SUBMISSION(kDeterministicProblem, honest_deterministic);
+PITOT_SUBMISSION(kLargeOutput, honest_large_output);
 PITOT_SUBMISSION(kDeterministicProblem, last_bit_jitter);
 PITOT_SUBMISSION(kProblem, last_bit_jitter_allowed);
 PITOT_SUBMISSION(kProblem, read_expected);

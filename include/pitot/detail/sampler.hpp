@@ -57,6 +57,10 @@ class Sampler {
   virtual bool exhausted() const { return false; }
   // Called once when sampling ends (release buffers, streams).
   virtual void finish() {}
+  // Seconds the harness has spent so far on its own work between the timed spans of the samples (a
+  // problem's staging and checks), each piece timed on the steady clock: under --untrusted the
+  // driver's clock from below allows them beside the samples (src/core/untrusted.hpp).
+  virtual double harness_seconds() const { return 0; }
   void set_agreement(Agreement* a) { agreement_ = a; }
 
  protected:

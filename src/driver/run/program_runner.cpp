@@ -192,7 +192,7 @@ void ProgramRunner::read_lines(const std::vector<std::string>& lines, const Batc
             if constexpr (std::is_same_v<M, PointMessage>) on_point(std::move(m.point), watch, a, arrived);
             else if constexpr (std::is_same_v<M, StartMessage>) on_start(m.id, watch, a);
             else if constexpr (std::is_same_v<M, SamplingMessage>) watch.sampling.sampling(m.id, driver_seconds());
-            else if constexpr (std::is_same_v<M, SampledMessage>) watch.sampling.sampled(m.id, driver_seconds());
+            else if constexpr (std::is_same_v<M, SampledMessage>) watch.sampling.sampled(m.id, driver_seconds(), m.harness);
             else if constexpr (std::is_same_v<M, DoneMessage>) a.done = true;
             // OtherMessage: newer programs may send more types; ignored.
           },
