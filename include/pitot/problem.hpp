@@ -150,6 +150,13 @@ struct Problem {
   // to call. A bit-for-bit tolerance (the default) needs no flag: every call must equal the
   // reference, so calls on the same set agree already.
   bool deterministic = false;
+  // Around the fork of the point's checker process, which calls generate and reference: `before`
+  // in the forking thread, then `parent` there and `child` in the checker first. For a host
+  // runtime the child needs in a usable state (pitot's Python module: the GIL taken before the fork,
+  // as os.fork does, or another thread holding it leaves the child waiting). Empty: nothing.
+  struct ForkGuard {
+    std::function<void()> before, parent, child;
+  } fork_guard;
 };
 
 // What a submission is: it reads `in`, writes `out`, and on CUDA queues its work on l.stream().

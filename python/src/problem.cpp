@@ -165,6 +165,19 @@ void run_problem(pitot::State& state, nb::tuple spec, nb::callable submit, nb::o
   p.draws = nb::cast<int>(spec[9]);
   p.inputs_independent = nb::cast<bool>(spec[10]);
   p.deterministic = nb::cast<bool>(spec[11]);
+  // The checker's fork as os.fork does it: with the GIL taken and the interpreter told, so the
+  // child (which calls generate and reference) does not wait for a GIL another thread held at the
+  // fork. Its at-fork hooks (os.register_at_fork) run too.
+  PyGILState_STATE fork_gil{};
+  p.fork_guard.before = [&fork_gil] {
+    fork_gil = PyGILState_Ensure();
+    PyOS_BeforeFork();
+  };
+  p.fork_guard.parent = [&fork_gil] {
+    PyOS_AfterFork_Parent();
+    PyGILState_Release(fork_gil);
+  };
+  p.fork_guard.child = [] { PyOS_AfterFork_Child(); };  // the GIL stays this thread's in the checker
 
   ViewCache in_views, out_views;  // destroyed after `no_gil` below, with the GIL held
   if (device_view.is_none()) {

@@ -264,9 +264,13 @@ Checker::Checker(const CheckerPlan& plan, const SharedMemory& shared, const Shar
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
     throw std::runtime_error(checker_failed_reason(prefix_, "could not start (" + errno_text("socketpair") + ")"));
   const pid_t parent = getpid();
+  const Problem::ForkGuard& guard = plan.problem->fork_guard;
+  if (guard.before) guard.before();
   pid_ = fork();
+  const std::string why = pid_ < 0 ? errno_text("fork") : "";
+  if (pid_ == 0 && guard.child) guard.child();
+  if (pid_ != 0 && guard.parent) guard.parent();
   if (pid_ < 0) {
-    const std::string why = errno_text("fork");
     close(pair[0]);
     close(pair[1]);
     throw std::runtime_error(checker_failed_reason(prefix_, "could not start (" + why + ")"));

@@ -268,3 +268,29 @@ TEST(ProblemChecker, ErrorsOfTheProblemsFunctionsComeBackWithTheirText) {
     }
   });
 }
+
+// The fork guard (Problem::fork_guard: pitot's Python module takes the GIL through it): before and
+// parent in the harness around the fork, in that order; child in the checker, before generate.
+namespace {
+bool g_in_checker = false;
+}  // namespace
+
+TEST(ProblemChecker, TheForkGuardRunsAroundTheFork) {
+  with_point([](State& s) {
+    Problem guarded = add_problem();
+    std::string order;
+    guarded.fork_guard.before = [&order] { order += "before "; };
+    guarded.fork_guard.parent = [&order] { order += "parent "; };
+    guarded.fork_guard.child = [] { g_in_checker = true; };
+    guarded.generate = [](const Shape&, std::uint64_t, Buffers in) {
+      for (const auto& b : in)
+        for (std::int64_t i = 0; i < b.count(); ++i) b.as<float>()[i] = g_in_checker ? 1.0f : 0.0f;
+    };
+    PointData d(guarded, Shape(s), "problem: ", 1);
+    EXPECT_EQ(order, "before parent ");
+    EXPECT_FALSE(g_in_checker);  // set in the checker only
+    EXPECT_EQ(static_cast<const float*>(d.input(0, 0).data())[0], 1.0f);  // generated after the child's guard
+    write_answer(d, 0);
+    EXPECT_TRUE(d.check(0, 0x11, 1).ok);
+  });
+}

@@ -79,6 +79,25 @@ class PythonSubmissions(unittest.TestCase):
         self.assertIn("problem fma_broken: its reference raised KeyError", reason)
 
 
+class AnotherThread(unittest.TestCase):
+    """Each point's checker is forked while another Python thread is busy: before the harness
+    took the GIL around the fork, the checker waited for a GIL no thread of its would give back,
+    and the point hung until its timeout (20 s here)."""
+
+    def test_checker_forked_beside_a_busy_thread(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "results.json")
+            p = subprocess.run([os.environ["PITOT_DRIVER"], "run", os.path.join(HERE, "bench_problems_thread.py"),
+                                "--untrusted", "--no-asv", "--json", out, "--max-time", "0.1", "--timeout", "20"],
+                               capture_output=True, text=True, timeout=200,
+                               env=dict(os.environ, PITOT_PYTHON=sys.executable), cwd=d)
+            self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+            with open(out) as f:
+                points = json.load(f)["points"]
+        self.assertEqual([(q["name"], q["status"], q.get("reason", "")) for q in points],
+                         [(f"honest_beside_a_thread[n={n}]", "ok", "") for n in (64, 128, 192, 256)])
+
+
 class ProgramCommandLine(unittest.TestCase):
     """`python -m pitot FILE` takes --untrusted as `pitot run` does; without it the checks still
     run and the reasons start `problem: `."""
