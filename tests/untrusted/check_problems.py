@@ -51,12 +51,13 @@ def alone(pitot, program, name, want, scratch, env, extra):
     r = subprocess.run([pitot, "run", program, "--untrusted", "--no-asv", "--json", out, "--progress", "plain",
                         "--filter", f"^{name}\\["] + want["options"] + extra, capture_output=True, text=True,
                        timeout=120, env=env, cwd=scratch)
+    options = " ".join(want["options"])
     points = json.load(open(out))["points"] if os.path.exists(out) else []
     if len(points) != 1:
-        return [f"{name} with {' '.join(want['options'])}: exit {r.returncode}, {len(points)} points\n{r.stderr}"]
+        return [f"{name} with {options}: exit {r.returncode}, {len(points)} points\n{r.stderr}"]
     p = points[0]
-    print(f"{name} with {' '.join(want['options'])}: {p['status']} {p.get('reason', '')[:110]}")
-    return [f"{line} (with {' '.join(want['options'])})" for line in check_point(name, want, p)]
+    print(f"{name} with {options}: {p['status']} {p.get('reason', '')[:110]}")
+    return [f"{line} (with {options})" for line in check_point(name, want, p)]
 
 
 def profiled(pitot, program, expected, attack, scratch, env):

@@ -74,17 +74,20 @@ inline pitot::Problem int_axpy(std::initializer_list<std::int64_t> sizes) {
   return p;
 }
 
+// large_output's work on the host: c[i] = 2 * a[i % 64] for the n floats of c.
+inline void repeat_doubled(pitot::Buffers in, pitot::Buffers out) {
+  const float* a = in[0].as<const float>();
+  float* c = out[0].as<float>();
+  for (std::int64_t i = 0; i < out[0].count(); ++i) c[i] = 2 * a[i % 64];
+}
+
 // c[i] = 2 * a[i % 64], n floats from 64: an output far larger than the call's work, so the
 // harness's staging and checks between calls take many times the call itself (as a GEMM's do).
 inline pitot::Problem large_output(std::initializer_list<std::int64_t> sizes) {
   pitot::Problem p = multiply_add(sizes);
   p.name = "large_output";
   p.inputs = [](const pitot::Shape&) { return std::vector<pitot::BufferSpec>{{"a", pitot::DType::F32, 64}}; };
-  p.reference = [](const pitot::Shape&, pitot::Buffers in, pitot::Buffers out) {
-    const float* a = in[0].as<const float>();
-    float* c = out[0].as<float>();
-    for (std::int64_t i = 0; i < out[0].count(); ++i) c[i] = 2 * a[i % 64];
-  };
+  p.reference = [](const pitot::Shape&, pitot::Buffers in, pitot::Buffers out) { repeat_doubled(in, out); };
   p.tolerance = pitot::Tolerance::bit_exact();
   p.work = [](const pitot::Shape& s) { return pitot::Work{static_cast<double>(s.get_int("n")), 4.0 * s.get_int("n")}; };
   p.inputs_independent = false;
