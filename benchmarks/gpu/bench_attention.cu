@@ -749,12 +749,19 @@ void run_attention(pitot::State& state, const Problem& p, const suite::Passes& p
 
   // Check rows near the start (where causal masking matters most), the middle and the end of the
   // first and last sequence, for the first and last query head: O and Stats of the forward and dQ of
-  // the backward against the CPU, and dK, dV of a few key rows of the last kv head.
+  // the backward against the CPU, and dK, dV of a few key rows of the last kv head. Only what the
+  // references read is copied to the host: the checked query rows, and whole heads only for K and V
+  // (and for the dK, dV check, which sums over every query that sees its key).
   const Dims qs = view_strides(p, p.q_heads), ks = view_strides(p, p.kv_heads);
   const std::int64_t group = p.q_heads / p.kv_heads;
+  auto head_of = [&](const Buffer& buffer, const Dims& strides, std::int64_t b, std::int64_t h) {
+    return static_cast<const std::uint16_t*>(buffer.get()) + b * strides[0] + h * strides[1];
+  };
   auto rows_of = [&](const Buffer& buffer, const Dims& strides, std::int64_t b, std::int64_t h) {
-    const auto* first = static_cast<const std::uint16_t*>(buffer.get()) + b * strides[0] + h * strides[1];
-    return decode16(suite::strided_rows_to_host(first, d, strides[2], p.seq), fp16);
+    return decode16(suite::strided_rows_to_host(head_of(buffer, strides, b, h), d, strides[2], p.seq), fp16);
+  };
+  auto picked_rows_of = [&](const Buffer& buffer, std::int64_t b, std::int64_t h, std::span<const std::int64_t> rows) {
+    return decode16(suite::picked_rows_to_host(head_of(buffer, qs, b, h), d, qs[2], rows), fp16);
   };
   const auto stats_host = suite::to_host(stats.get(), stats.size());
   const bool exact = p.dropout == 0;  // with dropout only Stats is reproducible on the CPU
@@ -762,31 +769,35 @@ void run_attention(pitot::State& state, const Problem& p, const suite::Passes& p
   for (std::int64_t b : suite::sample_indices(p.batch, 2))
     for (std::int64_t h : suite::sample_indices(p.q_heads, 2)) {
       const std::int64_t length = lengths[static_cast<std::size_t>(b)];
+      std::vector<std::int64_t> checked;
+      for (std::int64_t i : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, p.seq / 3, p.seq / 2, length - 2, length - 1})
+        if (const auto range = suite::visible_keys(p.mask, i, length); range.last > range.first) checked.push_back(i);
       const auto keys = rows_of(k, ks, b, h / group), values = rows_of(v, ks, b, h / group);
-      const auto queries = rows_of(q, qs, b, h), outs = rows_of(o, qs, b, h);
+      const auto queries = picked_rows_of(q, b, h, checked), outs = picked_rows_of(o, b, h, checked);
       std::vector<float> douts, dqs;
       if (passes.backward) {
-        douts = rows_of(*dout, qs, b, h);
-        dqs = rows_of(*dq, qs, b, h);
+        douts = picked_rows_of(*dout, b, h, checked);
+        dqs = picked_rows_of(*dq, b, h, checked);
       }
-      for (std::int64_t i : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, p.seq / 3, p.seq / 2, length - 2, length - 1}) {
+      for (std::size_t r = 0; r < checked.size(); ++r) {
+        const std::int64_t i = checked[r];
         const auto range = suite::visible_keys(p.mask, i, length);
-        if (range.last <= range.first) continue;
-        const std::span<const float> q_row(queries.data() + i * d, d);
-        const auto ref = suite::attention_row(q_row, keys, values,
-                                              passes.backward ? std::span<const float>(douts.data() + i * d, d)
-                                                              : std::span<const float>(),
+        const auto row = [&](const std::vector<float>& rows) { return std::span<const float>(rows).subspan(r * d, d); };
+        const auto ref = suite::attention_row(row(queries), keys, values,
+                                              passes.backward ? row(douts) : std::span<const float>(),
                                               range.first, range.last, scale);
         lse_got.push_back(stats_host[static_cast<std::size_t>((b * p.q_heads + h) * p.seq + i)]);
         lse_want.push_back(ref.lse);
         if (!exact) continue;
         o_want.insert(o_want.end(), ref.o.begin(), ref.o.end());
-        o_got.insert(o_got.end(), outs.begin() + i * d, outs.begin() + (i + 1) * d);
+        const auto out_row = row(outs);
+        o_got.insert(o_got.end(), out_row.begin(), out_row.end());
         if (passes.backward) {
           double largest = 0;
           for (double g : ref.dq) largest = std::max(largest, std::fabs(g));
           dq_want.insert(dq_want.end(), ref.dq.begin(), ref.dq.end());
-          dq_got.insert(dq_got.end(), dqs.begin() + i * d, dqs.begin() + (i + 1) * d);
+          const auto dq_row = row(dqs);
+          dq_got.insert(dq_got.end(), dq_row.begin(), dq_row.end());
           dq_atol.insert(dq_atol.end(), static_cast<std::size_t>(d), largest / 64 + 1.0 / 1024);
         }
       }
@@ -797,37 +808,44 @@ void run_attention(pitot::State& state, const Problem& p, const suite::Passes& p
   if (exact && passes.backward) {
     suite::require(suite::compare(dq_got, dq_want, 1.0 / 64, dq_atol), "attention dQ");
     // dK and dV of key rows of the first sequence's last kv head, from every query head that shares
-    // it, with the forward's own Stats and D = dO . O (both as the backward reads them).
+    // it, with the forward's own Stats and D = dO . O (both as the backward reads them). The queries
+    // that see a key are one range of rows, read in place; D is taken once a query, not once a key.
     const std::int64_t b = 0, kv = p.kv_heads - 1, length = lengths[0];
     const auto keys = rows_of(k, ks, b, kv), values = rows_of(v, ks, b, kv);
     const auto dks = rows_of(*dk, ks, b, kv), dvs = rows_of(*dv, ks, b, kv);
-    std::vector<std::vector<float>> queries, douts, outs;
-    for (std::int64_t h = kv * group; h < (kv + 1) * group; ++h) {
+    std::vector<std::vector<float>> queries, douts;
+    std::vector<std::vector<double>> lse(static_cast<std::size_t>(group)), delta(static_cast<std::size_t>(group));
+    for (std::int64_t g = 0; g < group; ++g) {
+      const std::int64_t h = kv * group + g;
       queries.push_back(rows_of(q, qs, b, h));
       douts.push_back(rows_of(*dout, qs, b, h));
-      outs.push_back(rows_of(o, qs, b, h));
+      const auto outs = rows_of(o, qs, b, h);
+      for (std::int64_t i = 0; i < length; ++i) {
+        lse[g].push_back(stats_host[static_cast<std::size_t>((b * p.q_heads + h) * p.seq + i)]);
+        double dot = 0;
+        for (std::int64_t t = 0; t < d; ++t) dot += static_cast<double>(douts[g][i * d + t]) * outs[i * d + t];
+        delta[g].push_back(dot);
+      }
     }
     std::vector<double> dk_got, dk_want, dk_atol, dv_got, dv_want, dv_atol;
     for (std::int64_t j : {std::int64_t{0}, length / 2, length - 1}) {
-      std::vector<float> seen_q, seen_do;
-      std::vector<double> lse, delta;
-      for (std::int64_t g = 0; g < group; ++g)
-        for (std::int64_t i = 0; i < length; ++i) {
-          const auto range = suite::visible_keys(p.mask, i, length);
-          if (j < range.first || j >= range.last) continue;
-          const float* qi = queries[g].data() + i * d;
-          const float* doi = douts[g].data() + i * d;
-          const float* oi = outs[g].data() + i * d;
-          seen_q.insert(seen_q.end(), qi, qi + d);
-          seen_do.insert(seen_do.end(), doi, doi + d);
-          lse.push_back(stats_host[static_cast<std::size_t>((b * p.q_heads + kv * group + g) * p.seq + i)]);
-          double dot = 0;
-          for (std::int64_t t = 0; t < d; ++t) dot += static_cast<double>(doi[t]) * oi[t];
-          delta.push_back(dot);
+      const auto seen = suite::seeing_queries(p.mask, j, length);
+      const std::size_t first = static_cast<std::size_t>(seen.first), count = static_cast<std::size_t>(seen.last - seen.first);
+      suite::KeyGrads ref{std::vector<double>(d), std::vector<double>(d), std::vector<double>(d), std::vector<double>(d)};
+      for (std::int64_t g = 0; g < group; ++g) {
+        const auto part = suite::attention_key_grads(
+            std::span<const float>(keys).subspan(j * d, d), std::span<const float>(values).subspan(j * d, d),
+            std::span<const float>(queries[g]).subspan(first * d, count * d),
+            std::span<const float>(douts[g]).subspan(first * d, count * d),
+            std::span<const double>(lse[g]).subspan(first, count), std::span<const double>(delta[g]).subspan(first, count),
+            scale);
+        for (std::int64_t t = 0; t < d; ++t) {
+          ref.dk[t] += part.dk[t];
+          ref.dv[t] += part.dv[t];
+          ref.dk_magnitude[t] += part.dk_magnitude[t];
+          ref.dv_magnitude[t] += part.dv_magnitude[t];
         }
-      const auto ref = suite::attention_key_grads(std::span<const float>(keys.data() + j * d, d),
-                                                  std::span<const float>(values.data() + j * d, d), seen_q, seen_do, lse,
-                                                  delta, scale);
+      }
       for (std::int64_t t = 0; t < d; ++t) {
         dk_got.push_back(dks[j * d + t]);
         dk_want.push_back(ref.dk[t]);

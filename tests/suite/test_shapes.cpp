@@ -118,6 +118,24 @@ TEST(Shapes, PassesAndMasks) {
   EXPECT_EQ(suite::padded_length(4096, 1, 2), 4096 - 1024 - 37);
 }
 
+TEST(Shapes, TheQueriesThatSeeAKeyAreTheOnesWhoseKeysHoldIt) {
+  // seeing_queries is visible_keys turned around: the same pairs, counted from the key's side.
+  for (const auto& name : suite::attention_mask_names())
+    for (std::int64_t window : {0, 3})
+      for (std::int64_t length : {1, 7, 10}) {
+        const auto mask = suite::attention_mask(name, window);
+        for (std::int64_t j = -1; j <= 11; ++j) {
+          const auto seen = suite::seeing_queries(mask, j, length);
+          for (std::int64_t i = -1; i <= 11; ++i) {
+            const auto keys = suite::visible_keys(mask, i, length);
+            const bool sees = i >= 0 && i < length && j >= keys.first && j < keys.last;
+            EXPECT_EQ(sees, i >= seen.first && i < seen.last)
+                << name << " window " << window << " length " << length << " key " << j << " query " << i;
+          }
+        }
+      }
+}
+
 TEST(Shapes, AttentionPairsCountTheVisibleEntries) {
   // Against a brute-force count of the mask's definition.
   for (const auto& name : suite::attention_mask_names())

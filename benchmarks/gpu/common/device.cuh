@@ -53,14 +53,21 @@ std::vector<T> to_host(const T* device, std::int64_t count) {
   return host;
 }
 
+// The chosen rows of `cols` elements, row r at first + r * row_stride, one after the other.
+template <class T>
+std::vector<T> picked_rows_to_host(const T* first, std::int64_t cols, std::int64_t row_stride,
+                                   std::span<const std::int64_t> rows) {
+  std::vector<T> host(rows.size() * static_cast<std::size_t>(cols));
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    PITOT_GPU_CHECK(gpuMemcpy(host.data() + i * cols, first + rows[i] * row_stride, cols * sizeof(T),
+                              gpuMemcpyDeviceToHost));
+  return host;
+}
+
 // The chosen rows of a row-major [*, cols] device matrix, one after the other.
 template <class T>
 std::vector<T> rows_to_host(const T* matrix, std::int64_t cols, std::span<const std::int64_t> rows) {
-  std::vector<T> host(rows.size() * static_cast<std::size_t>(cols));
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    PITOT_GPU_CHECK(gpuMemcpy(host.data() + i * cols, matrix + rows[i] * cols, cols * sizeof(T),
-                              gpuMemcpyDeviceToHost));
-  return host;
+  return picked_rows_to_host(matrix, cols, cols, rows);
 }
 
 // `rows` rows of `cols` elements, each `row_stride` elements after the previous one, starting at

@@ -194,6 +194,13 @@ KeyRange visible_keys(const AttentionMask& mask, std::int64_t i, std::int64_t le
   return {first, last};
 }
 
+KeyRange seeing_queries(const AttentionMask& mask, std::int64_t j, std::int64_t length) {
+  if (j < 0 || j >= length) return {0, 0};
+  const std::int64_t first = mask.causal ? j : 0;
+  const std::int64_t last = mask.window > 0 ? std::min(length, j + mask.window) : length;
+  return {first, std::max(first, last)};
+}
+
 double attention_pairs(const AttentionMask& mask, std::int64_t batch, std::int64_t seq) {
   double pairs = 0;
   for (std::int64_t b = 0; b < batch; ++b) {

@@ -125,6 +125,8 @@ struct KeyRange {
   std::int64_t last;
 };
 KeyRange visible_keys(const AttentionMask& mask, std::int64_t i, std::int64_t length);
+// The queries that see key j, the same way: one range [first, last) for every mask above.
+KeyRange seeing_queries(const AttentionMask& mask, std::int64_t j, std::int64_t length);
 // Visible (query, key) pairs of one head over a batch of `batch` sequences padded to `seq`.
 double attention_pairs(const AttentionMask& mask, std::int64_t batch, std::int64_t seq);
 // FLOPs of attention over `pairs` visible pairs: forward 2 matrix products (4 d per pair and head),
