@@ -211,6 +211,20 @@ void AcceptedOutputs::add(int set, std::uint64_t hash) {
   if (hashes.size() < kPerSet && !has(set, hash)) hashes.push_back(hash);
 }
 
+void RingCopies::new_batch() {
+  used_ = 0;
+  copied_sets_.clear();
+}
+
+std::int64_t RingCopies::take(int set, bool accepted) {
+  const bool drawn = mix64(key_ + draws_++) % static_cast<std::uint64_t>(batch_) < static_cast<std::uint64_t>(copies_);
+  const bool first_unaccepted =
+      !accepted && std::find(copied_sets_.begin(), copied_sets_.end(), set) == copied_sets_.end();
+  if (used_ >= copies_ || (copies_ < batch_ && !drawn && !first_unaccepted)) return -1;
+  copied_sets_.push_back(set);
+  return used_++;
+}
+
 std::int64_t SpotChecks::draw(const std::vector<std::int64_t>& candidates, double elapsed) {
   if (candidates.empty() || spent_ > share_ * elapsed) return -1;
   return candidates[mix64(key_ + draws_++) % candidates.size()];

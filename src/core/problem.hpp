@@ -148,10 +148,31 @@ class AcceptedOutputs {
   static constexpr std::size_t kPerSet = 64;
   explicit AcceptedOutputs(int sets) : sets_(static_cast<std::size_t>(sets)) {}
   bool has(int set, std::uint64_t hash) const;
+  bool any(int set) const { return !sets_.at(static_cast<std::size_t>(set)).empty(); }
   void add(int set, std::uint64_t hash);
 
  private:
   std::vector<std::vector<std::uint64_t>> sets_;
+};
+
+// Which calls of a device batch get a copy of their outputs in the ring, when it holds `copies`
+// of a batch's `batch` calls (large outputs): while copies are left, a batch's first call on a set
+// the checker has accepted no outputs for takes one, so an honest point's calls are all checked
+// from its first batch on (the set's later calls by their fingerprint); the others are drawn with
+// a key of the harness's own, copies / batch of them (a submission cannot tell which).
+class RingCopies {
+ public:
+  RingCopies(std::uint64_t key, std::int64_t copies, std::int64_t batch) : key_(key), copies_(copies), batch_(batch) {}
+  void new_batch();
+  // The copy the batch's next call on `set` gets (its index in the ring), or -1 for none.
+  // `accepted`: whether the checker accepted outputs on the set before.
+  std::int64_t take(int set, bool accepted);
+  std::int64_t copies() const { return copies_; }
+
+ private:
+  std::uint64_t key_, draws_ = 0;
+  std::int64_t copies_, batch_, used_ = 0;
+  std::vector<int> copied_sets_;  // this batch's
 };
 
 // The device path's spot check: after each batch one call with a copy of its outputs, drawn with

@@ -67,7 +67,7 @@ std::unique_ptr<DeviceBlock> upload(const problem::SharedBuffer& host) {
 class ProblemHooks final : public CallHooks {
  public:
   ProblemHooks(PointData& data, std::string prefix)
-      : data_(data), prefix_(std::move(prefix)), first_(data.sets()), accepted_(data.sets()), pick_key_(problem::os_seed()) {
+      : data_(data), prefix_(std::move(prefix)), first_(data.sets()), accepted_(data.sets()) {
     const std::size_t inputs = data_.inputs().size(), outputs = data_.outputs().size();
     for (int d = 0; d < data_.draws(); ++d)
       for (std::size_t j = 0; j < inputs; ++j) draws_.push_back(upload(data_.draw_input(d, static_cast<int>(j))));
@@ -82,8 +82,9 @@ class ProblemHooks final : public CallHooks {
     std::size_t free_bytes = 0, total_bytes = 0;
     PITOT_GPU_TRY(gpuMemGetInfo(&free_bytes, &total_bytes));
     const std::size_t fit = std::min(kRingBytes, free_bytes / 4) / copy_bytes_;
-    copies_ = static_cast<std::int64_t>(std::clamp<std::size_t>(fit, 1, kMaxColdLaunches));
-    ring_ = std::make_unique<DeviceBlock>(copy_bytes_ * static_cast<std::size_t>(copies_));
+    const auto copies = static_cast<std::int64_t>(std::clamp<std::size_t>(fit, 1, kMaxColdLaunches));
+    ring_ = std::make_unique<DeviceBlock>(copy_bytes_ * static_cast<std::size_t>(copies));
+    ring_copies_ = problem::RingCopies(problem::os_seed(), copies, kMaxColdLaunches);
     slots_ = std::make_unique<DeviceBlock>(sizeof(CheckSlot) * outputs * (kMaxColdLaunches + 1));
     host_slots_.resize(outputs * (kMaxColdLaunches + 1));
     int device = 0;
@@ -102,15 +103,16 @@ class ProblemHooks final : public CallHooks {
   double host_seconds() const override { return check_seconds_; }
   // What the checks did beyond the calls checked (backend_info "problem").
   nlohmann::json record() const {
-    nlohmann::json r{{"output_copies_per_batch", copies_},
+    const std::int64_t copies = ring_copies_.copies();
+    nlohmann::json r{{"output_copies_per_batch", copies},
                      {"calls_compared_on_host", compared_on_host_},
                      {"calls_not_checked", calls_ - checked_}};
-    if (copies_ < kMaxColdLaunches)
+    if (copies < kMaxColdLaunches)
       r["output_copies_note"] = fmt::format(
           "a copy of the outputs ({} bytes) for only {} of a batch's {} calls fits the ring (at most {} bytes, and a "
           "quarter of the device's free memory): a call without one is checked only when its outputs' fingerprint "
           "is one the checker accepted for its input set",
-          copy_bytes_, copies_, kMaxColdLaunches, kRingBytes);
+          copy_bytes_, copies, kMaxColdLaunches, kRingBytes);
     return r;
   }
 
@@ -118,14 +120,11 @@ class ProblemHooks final : public CallHooks {
     if (k >= kMaxColdLaunches) throw std::logic_error("problem hooks: more calls in a batch than slots");
     if (k == 0) {
       PITOT_GPU_TRY(gpuMemsetAsync(slots_->p, 0, slots_->bytes, stream));
-      used_ = 0;
+      ring_copies_.new_batch();
     }
     sets_[k] = data_.next_set();
     poisons_[k] = data_.next_poison();
-    const bool drawn = copies_ >= kMaxColdLaunches ||
-                       problem::mix64(pick_key_ + picks_++) % static_cast<std::uint64_t>(kMaxColdLaunches) <
-                           static_cast<std::uint64_t>(copies_);
-    copy_of_[k] = used_ < copies_ && drawn ? used_++ : -1;
+    copy_of_[k] = ring_copies_.take(sets_[k], accepted_.any(sets_[k]));
     stage(sets_[k], stream);
     for (auto& o : out_) PITOT_GPU_TRY(gpuMemsetAsync(o->p, poisons_[k], o->bytes, stream));
   }
@@ -260,7 +259,7 @@ class ProblemHooks final : public CallHooks {
   std::unique_ptr<DeviceBlock> ring_;   // [copy][output], copy_bytes_ each
   std::vector<std::size_t> copy_at_;    // each output's offset in a copy
   std::size_t copy_bytes_ = 0;
-  std::int64_t copies_ = 1, used_ = 0;  // copies in the ring; taken in this batch
+  problem::RingCopies ring_copies_{0, 1, 1};  // how many copies the ring holds; which calls get one
   std::unique_ptr<DeviceBlock> slots_;  // [call of the batch, then the final look][output]
   std::vector<CheckSlot> host_slots_;
   int sets_[kMaxColdLaunches + 1] = {};
@@ -274,7 +273,6 @@ class ProblemHooks final : public CallHooks {
   problem::SpotChecks spot_{problem::os_seed(), kSpotShare};
   problem::FirstOutputs first_;      // each set's first fingerprint (Problem::deterministic)
   problem::AcceptedOutputs accepted_;  // the fingerprints the checker accepted, per set
-  std::uint64_t pick_key_, picks_ = 0;  // which calls get a copy when the ring is short
 };
 
 }  // namespace

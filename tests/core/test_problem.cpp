@@ -255,7 +255,10 @@ TEST(Problem, FirstOutputsKeepEachSetsFirstFingerprint) {
 TEST(Problem, AcceptedOutputsKeptPerSetAndBounded) {
   problem::AcceptedOutputs accepted(2);
   EXPECT_FALSE(accepted.has(0, 5));
+  EXPECT_FALSE(accepted.any(0));
   accepted.add(0, 5);
+  EXPECT_TRUE(accepted.any(0));
+  EXPECT_FALSE(accepted.any(1));
   EXPECT_TRUE(accepted.has(0, 5));
   EXPECT_FALSE(accepted.has(1, 5));  // another set's
   const std::uint64_t per_set = problem::AcceptedOutputs::kPerSet;
@@ -263,6 +266,39 @@ TEST(Problem, AcceptedOutputsKeptPerSetAndBounded) {
   EXPECT_TRUE(accepted.has(1, 100 + per_set - 1));
   EXPECT_FALSE(accepted.has(1, 100 + per_set));  // beyond the bound: compared again each time
   EXPECT_THROW((void)accepted.has(2, 0), std::out_of_range);
+}
+
+TEST(Problem, RingCopiesGoFirstToSetsNotYetAcceptedThenByDraw) {
+  // A ring that holds a whole batch: every call gets its own copy.
+  problem::RingCopies whole(7, 4, 4);
+  for (std::int64_t k = 0; k < 4; ++k) EXPECT_EQ(whole.take(0, true), k);
+  EXPECT_EQ(whole.take(0, true), -1);  // no fifth copy
+  // 4 copies for 32 calls: the first call on each set nothing was accepted for takes one, in turn.
+  problem::RingCopies short_ring(7, 4, 32);
+  EXPECT_EQ(short_ring.take(0, false), 0);
+  EXPECT_EQ(short_ring.take(1, false), 1);
+  short_ring.new_batch();
+  EXPECT_EQ(short_ring.take(1, false), 0);  // a new batch starts the copies over
+  // Once accepted, the calls are drawn: at most 4 a batch, 4 in 32 on average, never the same ones.
+  std::int64_t copied = 0, batches_differ = 0;
+  std::vector<bool> previous;
+  for (int batch = 0; batch < 1000; ++batch) {
+    short_ring.new_batch();
+    std::vector<bool> got;
+    std::int64_t in_batch = 0;
+    for (int k = 0; k < 32; ++k) {
+      const std::int64_t c = short_ring.take(k % 2, true);
+      got.push_back(c >= 0);
+      if (c >= 0) EXPECT_EQ(c, in_batch++);
+    }
+    EXPECT_LE(in_batch, 4);
+    copied += in_batch;
+    batches_differ += got != previous;
+    previous = got;
+  }
+  EXPECT_GT(copied, 2500);  // min(4, Binomial(32, 1/8)) is about 3.1 a batch
+  EXPECT_LT(copied, 3600);
+  EXPECT_GT(batches_differ, 900);
 }
 
 TEST(Problem, SpotChecksDrawEveryCandidateAndPauseOverTheirShare) {
