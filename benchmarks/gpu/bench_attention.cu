@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <future>
 #include <limits>
 #include <map>
 #include <memory>
@@ -810,42 +811,57 @@ void run_attention(pitot::State& state, const Problem& p, const suite::Passes& p
     // dK and dV of key rows of the first sequence's last kv head, from every query head that shares
     // it, with the forward's own Stats and D = dO . O (both as the backward reads them). The queries
     // that see a key are one range of rows, read in place; D is taken once a query, not once a key.
+    // Each query head's part runs on a thread of its own (at seq 8192 and a group of 8 it is most of
+    // the point's setup on one core); the parts are summed in head order, so the sum is the same.
     const std::int64_t b = 0, kv = p.kv_heads - 1, length = lengths[0];
     const auto keys = rows_of(k, ks, b, kv), values = rows_of(v, ks, b, kv);
     const auto dks = rows_of(*dk, ks, b, kv), dvs = rows_of(*dv, ks, b, kv);
-    std::vector<std::vector<float>> queries, douts;
-    std::vector<std::vector<double>> lse(static_cast<std::size_t>(group)), delta(static_cast<std::size_t>(group));
-    for (std::int64_t g = 0; g < group; ++g) {
+    const std::array<std::int64_t, 3> checked_keys{0, length / 2, length - 1};
+    using HeadPart = std::array<suite::KeyGrads, 3>;  // one a checked key
+    int device = 0;
+    PITOT_CUDA_CHECK(cudaGetDevice(&device));
+    auto head_part = [&](std::int64_t g) {
+      PITOT_CUDA_CHECK(cudaSetDevice(device));  // a new thread starts on device 0
       const std::int64_t h = kv * group + g;
-      queries.push_back(rows_of(q, qs, b, h));
-      douts.push_back(rows_of(*dout, qs, b, h));
-      const auto outs = rows_of(o, qs, b, h);
+      const auto queries = rows_of(q, qs, b, h), douts = rows_of(*dout, qs, b, h), outs = rows_of(o, qs, b, h);
+      std::vector<double> lse, delta;
       for (std::int64_t i = 0; i < length; ++i) {
-        lse[g].push_back(stats_host[static_cast<std::size_t>((b * p.q_heads + h) * p.seq + i)]);
+        lse.push_back(stats_host[static_cast<std::size_t>((b * p.q_heads + h) * p.seq + i)]);
         double dot = 0;
-        for (std::int64_t t = 0; t < d; ++t) dot += static_cast<double>(douts[g][i * d + t]) * outs[i * d + t];
-        delta[g].push_back(dot);
+        for (std::int64_t t = 0; t < d; ++t) dot += static_cast<double>(douts[i * d + t]) * outs[i * d + t];
+        delta.push_back(dot);
       }
+      HeadPart part;
+      for (std::size_t n = 0; n < checked_keys.size(); ++n) {
+        const std::int64_t j = checked_keys[n];
+        const auto seen = suite::seeing_queries(p.mask, j, length);
+        const std::size_t first = static_cast<std::size_t>(seen.first), count = static_cast<std::size_t>(seen.last - seen.first);
+        part[n] = suite::attention_key_grads(
+            std::span<const float>(keys).subspan(j * d, d), std::span<const float>(values).subspan(j * d, d),
+            std::span<const float>(queries).subspan(first * d, count * d),
+            std::span<const float>(douts).subspan(first * d, count * d), std::span<const double>(lse).subspan(first, count),
+            std::span<const double>(delta).subspan(first, count), scale);
+      }
+      return part;
+    };
+    std::vector<std::future<HeadPart>> parts;
+    for (std::int64_t g = 0; g < group; ++g) parts.push_back(std::async(std::launch::async, head_part, g));
+    HeadPart refs;
+    for (auto& ref : refs) ref = {std::vector<double>(d), std::vector<double>(d), std::vector<double>(d), std::vector<double>(d)};
+    for (auto& future : parts) {
+      const HeadPart part = future.get();
+      for (std::size_t n = 0; n < refs.size(); ++n)
+        for (std::int64_t t = 0; t < d; ++t) {
+          refs[n].dk[t] += part[n].dk[t];
+          refs[n].dv[t] += part[n].dv[t];
+          refs[n].dk_magnitude[t] += part[n].dk_magnitude[t];
+          refs[n].dv_magnitude[t] += part[n].dv_magnitude[t];
+        }
     }
     std::vector<double> dk_got, dk_want, dk_atol, dv_got, dv_want, dv_atol;
-    for (std::int64_t j : {std::int64_t{0}, length / 2, length - 1}) {
-      const auto seen = suite::seeing_queries(p.mask, j, length);
-      const std::size_t first = static_cast<std::size_t>(seen.first), count = static_cast<std::size_t>(seen.last - seen.first);
-      suite::KeyGrads ref{std::vector<double>(d), std::vector<double>(d), std::vector<double>(d), std::vector<double>(d)};
-      for (std::int64_t g = 0; g < group; ++g) {
-        const auto part = suite::attention_key_grads(
-            std::span<const float>(keys).subspan(j * d, d), std::span<const float>(values).subspan(j * d, d),
-            std::span<const float>(queries[g]).subspan(first * d, count * d),
-            std::span<const float>(douts[g]).subspan(first * d, count * d),
-            std::span<const double>(lse[g]).subspan(first, count), std::span<const double>(delta[g]).subspan(first, count),
-            scale);
-        for (std::int64_t t = 0; t < d; ++t) {
-          ref.dk[t] += part.dk[t];
-          ref.dv[t] += part.dv[t];
-          ref.dk_magnitude[t] += part.dk_magnitude[t];
-          ref.dv_magnitude[t] += part.dv_magnitude[t];
-        }
-      }
+    for (std::size_t n = 0; n < refs.size(); ++n) {
+      const std::int64_t j = checked_keys[n];
+      const suite::KeyGrads& ref = refs[n];
       for (std::int64_t t = 0; t < d; ++t) {
         dk_got.push_back(dks[j * d + t]);
         dk_want.push_back(ref.dk[t]);
