@@ -2,7 +2,7 @@
 """What a run costs, said before it is spent (src/driver/run/costs.hpp, src/driver/ab/plan.hpp).
 
 usage: test_costs.py CASE PITOT PROGRAMS_DIR
-CASE: estimate | budget | corrupt | nothing | lean
+CASE: estimate | budget | corrupt | nothing | lean | interrupted
 Each case has its own cost file (XDG_CACHE_HOME in a temporary folder). The points are the
 trivial ones of drv_ok, each made to cost a known time: --min-time and --max-time 0.2 s of
 sampling, so a process's wall is about 5 x 0.2 s whatever the machine's load.
@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -179,9 +180,33 @@ def case_lean():
         check(f"--max-time = {bound}" in r.stdout, f"ab {extra}: a point bounded at {bound}: {r.stdout}")
 
 
+def case_interrupted():
+    """ab stopped by SIGINT after its first look: the undecided points say it was interrupted, not
+    that a budget ran out."""
+    d = workdir()
+    args = ["ab", prog("ok"), prog("ok"), "--threshold", "0", "--processes", "2", "--max-processes", "20",
+            "--progress", "plain", "--json"] + FIXED
+    p = subprocess.Popen([PITOT] + args, cwd=d, env=env_for(d), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    # The first look is 2 processes a side of drv_ok's 5 points: 20 progress lines; the 21st is
+    # the next round's, so the report of the first look exists when SIGINT comes.
+    lines = []
+    for line in p.stderr:
+        lines.append(line)
+        if sum(1 for x in lines if x.startswith("[")) > 20:
+            break
+    p.send_signal(signal.SIGINT)
+    out, rest = p.communicate(timeout=60)
+    check(p.returncode == 1, f"an interrupted ab exits 1, as an interrupted run does ({p.returncode})")
+    notes = [row.get("note", "") for row in json.loads(out).get("points", []) if row.get("verdict") == "inconclusive"]
+    check(all("undecided when the run was interrupted" in n for n in notes),
+          f"every undecided point says the run was interrupted: {notes}")
+    check(not any("ran out" in n for n in notes), f"no budget ran out: {notes}")
+
+
 if __name__ == "__main__":
     {"estimate": case_estimate, "budget": case_budget, "corrupt": case_corrupt, "nothing": case_nothing,
-     "lean": case_lean}[sys.argv[1]]()
+     "lean": case_lean, "interrupted": case_interrupted}[sys.argv[1]]()
     if failures:
         print(f"{len(failures)} check(s) failed", flush=True)
         sys.exit(1)

@@ -256,8 +256,10 @@ Outcome run_looks(Side& base, Side& head, const Shared& shared, const std::vecto
 // The report in its format, --json-dir's files, and the exit code.
 int report_outcome(Side& base, Side& head, Outcome& out, const compare::MethodOptions& method, const AbOptions& a,
                    double seconds) {
-  const std::string why = out.out_of_budget ? fmt::format("the time budget (--budget {:g})", a.budget_seconds)
-                                            : fmt::format("the process budget (--max-processes {})", a.max_processes);
+  const std::string why = interrupted()       ? std::string("the run was interrupted")
+                          : out.out_of_budget ? fmt::format("the time budget (--budget {:g}) ran out", a.budget_seconds)
+                                              : fmt::format("the process budget (--max-processes {}) ran out",
+                                                            a.max_processes);
   const std::string summary = undecided_summary(out.report, why);
   for (auto& row : out.report.rows)
     if (row.comparison.verdict == compare::Verdict::Inconclusive)

@@ -53,7 +53,7 @@ std::string undecided_summary(const compare::Report& report, const std::string& 
   for (const auto& row : report.rows)
     if (row.comparison.verdict == compare::Verdict::Inconclusive) open.push_back(&row);
   if (open.empty()) return "";
-  std::string s = fmt::format("pitot ab: {} point{} left undecided when {} ran out; the smallest change each could "
+  std::string s = fmt::format("pitot ab: {} point{} left undecided when {}; the smallest change each could "
                               "have called:\n",
                               open.size(), open.size() == 1 ? "" : "s", why);
   for (std::size_t i = 0; i < open.size() && i < kListedUndecided; ++i) {

@@ -39,8 +39,8 @@ struct AbEstimate {
 // it fits (or there is no budget), else the even number of rounds that fit, at least 2.
 int first_look_within(const AbEstimate& e, double budget_left);
 
-// At the stop: the points left undecided and the smallest change each could have called, one a
-// line ("" when none is).
+// At the stop (`why`: "the run was interrupted"): the points left undecided and the smallest change
+// each could have called, one a line ("" when none is).
 std::string undecided_summary(const compare::Report& report, const std::string& why);
 
 }  // namespace pitot::driver::ab

@@ -31,13 +31,13 @@ double detectable_percent(const compare::Comparison& c, const compare::MethodOpt
 
 std::string percent_text(double p) { return p >= 100 ? fmt::format("{:.0f}", p) : fmt::format("{:.2g}", p); }
 
-std::string undecided_note(const compare::Comparison& c, const compare::MethodOptions& method, const std::string& budget) {
+std::string undecided_note(const compare::Comparison& c, const compare::MethodOptions& method, const std::string& stop) {
   const double detectable = detectable_percent(c, method);
   if (!std::isfinite(detectable))
-    return fmt::format("undecided when {} ran out; {}", budget, c.note.empty() ? "no interval" : c.note);
-  return fmt::format("undecided when {} ran out ({}+{} processes): interval ±{}%, so only a change beyond about "
+    return fmt::format("undecided when {}; {}", stop, c.note.empty() ? "no interval" : c.note);
+  return fmt::format("undecided when {} ({}+{} processes): interval ±{}%, so only a change beyond about "
                      "{}% could be called; more processes or a quieter machine narrow it",
-                     budget, c.base_processes, c.head_processes, percent_text(c.noise_percent),
+                     stop, c.base_processes, c.head_processes, percent_text(c.noise_percent),
                      percent_text(detectable));
 }
 

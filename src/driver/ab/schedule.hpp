@@ -36,8 +36,9 @@ double detectable_percent(const compare::Comparison& c, const compare::MethodOpt
 
 // "3.7", "0.52", "150": a percentage as the notes show it.
 std::string percent_text(double p);
-// The note of a point still inconclusive when the budget is spent: the smallest change it could
-// have called (about half the time) with the interval it reached.
-std::string undecided_note(const compare::Comparison& c, const compare::MethodOptions& method, const std::string& budget);
+// The note of a point still inconclusive when ab stopped (`stop` says why: "the time budget
+// (--budget 60) ran out"): the smallest change it could have called (about half the time) with the
+// interval it reached.
+std::string undecided_note(const compare::Comparison& c, const compare::MethodOptions& method, const std::string& stop);
 
 }  // namespace pitot::driver::ab
