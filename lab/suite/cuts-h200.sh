@@ -65,5 +65,5 @@ else
   echo "suite not run: a new process failed (walls.txt)" > "$out/suite-wall.txt"
 fi
 pack
-cat "$out/walls.txt" "$out/suite-wall.txt"; tail -3 "$out/old-phases.md" "$out/new-phases.md"; tail -8 "$out/medians.md"
+cat "$out/walls.txt" "$out/suite-wall.txt"; tail -n 3 "$out/old-phases.md" "$out/new-phases.md"; tail -n 8 "$out/medians.md"
 tail -3 "$out/suite-phases.md" 2>/dev/null; cat "$out/nvml-costs.txt" 2>/dev/null
