@@ -199,6 +199,8 @@ def case_interrupted():
     out, rest = p.communicate(timeout=60)
     check(p.returncode == 1, f"an interrupted ab exits 1, as an interrupted run does ({p.returncode})")
     notes = [row.get("note", "") for row in json.loads(out).get("points", []) if row.get("verdict") == "inconclusive"]
+    # At threshold 0 nothing is unchanged, and drv_ok's trivial points are too noisy to call at 2+2.
+    check(notes, f"points left undecided at the interruption: {out}")
     check(all("undecided when the run was interrupted" in n for n in notes),
           f"every undecided point says the run was interrupted: {notes}")
     check(not any("ran out" in n for n in notes), f"no budget ran out: {notes}")
