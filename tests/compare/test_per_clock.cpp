@@ -24,7 +24,8 @@ namespace {
 
 // pitot JSON of one GEMM-like point over `clocks.size()` processes: each process runs at its clock
 // (a fraction of the nominal), and its samples last cycles / clock with a little noise of their own.
-std::string side_json(Noise& noise, double cycles_seconds, const std::vector<double>& clocks) {
+// `nvml_mhz`: the point's NVML reading of the SM clock (backend_info.card), none when 0.
+std::string side_json(Noise& noise, double cycles_seconds, const std::vector<double>& clocks, double nvml_mhz = 0) {
   std::vector<double> samples, ratios;
   std::vector<int> process;
   for (std::size_t p = 0; p < clocks.size(); ++p)
@@ -34,10 +35,12 @@ std::string side_json(Noise& noise, double cycles_seconds, const std::vector<dou
       ratios.push_back(r);
       process.push_back(static_cast<int>(p));
     }
+  const std::string card =
+      nvml_mhz > 0 ? fmt::format(R"(, "backend_info": {{"card": {{"sm_clock_mhz": {{"median": {}}}}}}})", nvml_mhz) : "";
   return fmt::format(R"({{"program": "bench_gemm", "points": [{{"program": "bench_gemm", "benchmark": "gemm",
     "name": "gemm[n=8192]", "status": "ok", "unit": "seconds", "samples": [{}], "clock_ratios": [{}],
-    "sample_process": [{}]}}]}})",
-                     fmt::join(samples, ", "), fmt::join(ratios, ", "), fmt::join(process, ", "));
+    "sample_process": [{}]{}}}]}})",
+                     fmt::join(samples, ", "), fmt::join(ratios, ", "), fmt::join(process, ", "), card);
 }
 
 pc::Report report(const std::string& base, const std::string& head, bool per_clock) {
@@ -147,3 +150,22 @@ TEST(PerClock, PointsWithoutClocksAreComparedByTime) {
 }
 
 }  // namespace
+
+// The machine-state warning's SM clock: with processes enough on a side, by the clocks measured
+// over the samples, not by NVML's few readings a point.
+TEST(PerClock, TheStateWarningJudgesTheClockByTheMeasuredClocks) {
+  Noise noise(9);
+  using V = std::vector<std::string>;
+  // NVML's medians 6% apart, the processes' measured clocks alike: no difference (both ways).
+  const std::string base = side_json(noise, 1e-3, {0.95, 0.91, 0.94, 0.92}, 1860);
+  const std::string head = side_json(noise, 1e-3, {0.92, 0.95, 0.91, 0.94}, 1744);
+  for (bool per_clock : {false, true}) EXPECT_EQ(report(base, head, per_clock).rows.at(0).state_differs, V{});
+  // NVML's medians alike, the measured clocks surely apart: the clock differs.
+  const std::string low = side_json(noise, 1e-3, {0.86, 0.85, 0.86, 0.85}, 1860);
+  const std::string high = side_json(noise, 1e-3, {0.95, 0.94, 0.95, 0.94}, 1860);
+  for (bool per_clock : {false, true})
+    EXPECT_EQ(report(high, low, per_clock).rows.at(0).state_differs, V{"sm_clock"}) << per_clock;
+  // One process a side measures no spread: NVML's medians judge, as before.
+  const std::string one_base = side_json(noise, 1e-3, {0.93}, 1860), one_head = side_json(noise, 1e-3, {0.93}, 1744);
+  EXPECT_EQ(report(one_base, one_head, false).rows.at(0).state_differs, V{"sm_clock"});
+}

@@ -184,23 +184,28 @@ def case_interrupted():
     """ab stopped by SIGINT after its first look: the undecided points say it was interrupted, not
     that a budget ran out."""
     d = workdir()
-    args = ["ab", prog("ok"), prog("ok"), "--threshold", "0", "--processes", "2", "--max-processes", "20",
-            "--progress", "plain", "--json"] + FIXED
+    # Threshold 0: nothing is unchanged; confidence 0.999999: nothing slower or faster at 2+2
+    # processes, even on a machine whose load drifts between the sides.
+    args = ["ab", prog("ok"), prog("ok"), "--threshold", "0", "--confidence", "0.999999", "--processes", "2",
+            "--max-processes", "20", "--progress", "plain", "--json"] + FIXED
     p = subprocess.Popen([PITOT] + args, cwd=d, env=env_for(d), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
     # The first look is 2 processes a side of drv_ok's 5 points: 20 progress lines; the 21st is
     # the next round's, so the report of the first look exists when SIGINT comes.
-    lines = []
+    progress, lines = 0, []
     for line in p.stderr:
         lines.append(line)
-        if sum(1 for x in lines if x.startswith("[")) > 20:
+        progress += line.startswith("[")
+        if progress > 20:
             break
+    check(progress > 20, f"ab still running after its first look: {''.join(lines[-5:])}")
     p.send_signal(signal.SIGINT)
     out, rest = p.communicate(timeout=60)
-    check(p.returncode == 1, f"an interrupted ab exits 1, as an interrupted run does ({p.returncode})")
-    notes = [row.get("note", "") for row in json.loads(out).get("points", []) if row.get("verdict") == "inconclusive"]
-    # At threshold 0 nothing is unchanged, and drv_ok's trivial points are too noisy to call at 2+2.
-    check(notes, f"points left undecided at the interruption: {out}")
+    said = "".join(lines[-3:]) + rest
+    check(p.returncode == 1, f"an interrupted ab exits 1, as an interrupted run does ({p.returncode}): {said}")
+    notes = [row.get("note", "") for row in json.loads(out or "{}").get("points", [])
+             if row.get("verdict") == "inconclusive"]
+    check(notes, f"points left undecided at the interruption: {out} {said}")
     check(all("undecided when the run was interrupted" in n for n in notes),
           f"every undecided point says the run was interrupted: {notes}")
     check(not any("ran out" in n for n in notes), f"no budget ran out: {notes}")

@@ -190,7 +190,8 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
     const double ratio = row.comparison.ratio;
     row.effect = (std::isfinite(ratio) && ratio > 0) ? std::log(ratio) * (row.higher_is_better ? -1 : 1) : kNaN;
     if (is_change(row.comparison.verdict)) row.kernels = kernel_changes(row.base, row.head);
-    row.state_differs = state_differences(row.base.card, row.head.card);
+    row.state_differs = state_differences(row.base.card, row.head.card,
+                                          clock_shift(row.base.process_clocks, row.head.process_clocks, options));
   }
   for (const auto& h : head.points)
     if (!in_base.count(h.key) && !h.derived) r.added.push_back({h.display, h.state == PointState::Ok ? "" : h.reason});

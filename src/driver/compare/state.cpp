@@ -101,13 +101,15 @@ StateCheck check_state(const std::vector<Row>& rows) {
   return check;
 }
 
-std::vector<std::string> state_differences(const CardState& base, const CardState& head) {
+std::vector<std::string> state_differences(const CardState& base, const CardState& head, const ClockShift& measured) {
   std::vector<std::string> out;
   auto both = [](double b, double h) { return std::isfinite(b) && std::isfinite(h) && b > 0 && h > 0; };
-  if (both(base.sm_clock_mhz, head.sm_clock_mhz) &&
-      std::abs(head.sm_clock_mhz / base.sm_clock_mhz - 1) > kStateClockFraction &&
-      std::abs(head.sm_clock_mhz - base.sm_clock_mhz) >= kStateClockStepMhz)
-    out.push_back("sm_clock");
+  const bool clocks_apart = std::isfinite(measured.percent)
+                                ? measured.by_time()
+                                : both(base.sm_clock_mhz, head.sm_clock_mhz) &&
+                                      std::abs(head.sm_clock_mhz / base.sm_clock_mhz - 1) > kStateClockFraction &&
+                                      std::abs(head.sm_clock_mhz - base.sm_clock_mhz) >= kStateClockStepMhz;
+  if (clocks_apart) out.push_back("sm_clock");
   if (std::isfinite(base.temperature_c) && std::isfinite(head.temperature_c) &&
       std::abs(head.temperature_c - base.temperature_c) > kStateTemperatureC)
     out.push_back("temperature");
@@ -153,10 +155,11 @@ std::vector<std::string> state_warning(const Report& r) {
     }
   }
   lines.push_back(fmt::format(
-      "  (a point differs when its SM clock medians differ by more than {:g}% and {:g} MHz, its highest "
-      "temperatures by more than {:g} °C, or a clock (throttle) reason shows on one side only; `pitot ab` "
-      "alternates base and head on one card)",
-      kStateClockFraction * 100, kStateClockStepMhz, kStateTemperatureC));
+      "  (a point differs when its SM clock medians differ by more than {:g}% and {:g} MHz (with two "
+      "processes on a side: when the clocks measured over their samples are surely or more than {:g} "
+      "thresholds apart), its highest temperatures by more than {:g} °C, or a clock (throttle) reason shows "
+      "on one side only; `pitot ab` alternates base and head on one card)",
+      kStateClockFraction * 100, kStateClockStepMhz, kClockShiftFar, kStateTemperatureC));
   return lines;
 }
 

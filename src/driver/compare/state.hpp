@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "driver/compare/points.hpp"
+#include "driver/compare/stats.hpp"
 
 namespace pitot::driver::compare {
 
@@ -18,8 +19,15 @@ constexpr double kStateClockFraction = 0.01;
 constexpr double kStateClockStepMhz = 15;
 constexpr double kStateTemperatureC = 10;
 
-// The ways the two sides' states differ at one point: "sm_clock", "temperature", "throttle" (empty when alike, or when a side has no reading).
-std::vector<std::string> state_differences(const CardState& base, const CardState& head);
+// The ways the two sides' states differ at one point: "sm_clock", "temperature", "throttle" (empty
+// when alike, or when a side has no reading). `measured`: the shift between the clocks the sides'
+// processes measured over their samples (clock_shift); where it is known (two processes on a
+// side) it judges the SM clock instead of NVML's medians, which read a few times a point and
+// spread by several percent between the processes of one build under a power cap (an H100's
+// no-change `pitot ab` of the bundled suite: 559 of 1,000 points apart by them; by the measured
+// clocks about 70, large GEMMs whose processes sat more than 3% apart, 1 of them surely).
+std::vector<std::string> state_differences(const CardState& base, const CardState& head,
+                                           const ClockShift& measured = {});
 
 // One way the states differ, over the compared points where it does.
 struct StateDifference {
