@@ -149,8 +149,6 @@ TEST(PerClock, PointsWithoutClocksAreComparedByTime) {
   EXPECT_TRUE(std::isnan(r.rows.at(0).comparison.clock_shift_percent));
 }
 
-}  // namespace
-
 // The machine-state warning's SM clock: with processes enough on a side, by the clocks measured
 // over the samples, not by NVML's few readings a point.
 TEST(PerClock, TheStateWarningJudgesTheClockByTheMeasuredClocks) {
@@ -169,3 +167,5 @@ TEST(PerClock, TheStateWarningJudgesTheClockByTheMeasuredClocks) {
   const std::string one_base = side_json(noise, 1e-3, {0.93}, 1860), one_head = side_json(noise, 1e-3, {0.93}, 1744);
   EXPECT_EQ(report(one_base, one_head, false).rows.at(0).state_differs, V{"sm_clock"});
 }
+
+}  // namespace
