@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 #define MODE_SETUP_HANG 11  // a second benchmark with .timeout(3) that hangs in its setup
 #define MODE_BIG_LINE 12    // a 300 MiB result line
 #define MODE_LIST_CRASH 13  // dies at start when listed (a broken program: pitot run runs the others)
+#define MODE_JITTER 14      // each process draws its own cost: two sides never read exactly alike
 
 namespace {
 
@@ -91,10 +93,20 @@ void work(pitot::State& state) {
   for (int k = 0; k < 1024; ++k) std::fprintf(stderr, "%s\n", line.c_str());
 #endif
   if (i == 2) misbehave();
+#if DRIVER_TEST_MODE == MODE_JITTER
+  // A cost drawn once per process, so that no two processes' medians coincide even where the
+  // clock is coarse (a trivial body reads the same 0.6 ns everywhere on some machines).
+  static const int spins = 1000 + static_cast<int>(std::random_device{}() % 1000);
+  state.exec([] {
+    volatile int x = 0;
+    for (int k = 0; k < spins; ++k) x = x + 1;
+  });
+#else
   state.exec([] {
     volatile int x = 0;
     x = x + 1;
   });
+#endif
 }
 
 #if DRIVER_TEST_MODE == MODE_TRIVIAL
