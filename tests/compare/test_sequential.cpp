@@ -8,9 +8,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <string>
 #include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "driver/ab/schedule.hpp"
+#include "driver/compare/comparison.hpp"
+#include "driver/compare/sources.hpp"
 #include "driver/compare/stats.hpp"
 #include "noise.hpp"
 
@@ -275,3 +282,46 @@ TEST(Sequential, OneProcessASideNeverSlowerWithoutHistory) {
     ASSERT_NE(c.note.find("--processes 3"), std::string::npos) << c.note;
   }
 }
+
+namespace {
+
+// pitot JSON of one point over processes whose medians are `medians` (six close samples each).
+std::string one_point(const std::vector<double>& medians) {
+  std::vector<double> samples;
+  std::vector<int> process;
+  for (std::size_t p = 0; p < medians.size(); ++p)
+    for (int j = 0; j < 6; ++j) {
+      samples.push_back(medians[p] * (1 + 1e-4 * (j - 2.5)));
+      process.push_back(static_cast<int>(p));
+    }
+  return fmt::format(R"({{"program": "p", "points": [{{"program": "p", "benchmark": "b", "name": "b[n=1]",
+    "status": "ok", "unit": "seconds", "samples": [{}], "sample_process": [{}]}}]}})",
+                     fmt::join(samples, ", "), fmt::join(process, ", "));
+}
+
+// A point decided at the first look keeps that verdict: the second look's smaller share, on the
+// same processes, would reopen it (as pitot ab did before keep_first_verdicts).
+TEST(Sequential, AVerdictIsThatOfTheFirstLookThatDecidedIt) {
+  const auto base = pc::pitot_json_from_text(one_point({1e-3, 1.002e-3}), "base");
+  const auto head = pc::pitot_json_from_text(one_point({1.001e-3, 1.003e-3}), "head");
+  const std::vector<double> shares = pitot::driver::ab::look_shares(5);
+  pc::MethodOptions method;
+  method.threshold = 0.01;
+  std::map<std::string, pc::Row> decided;
+  method.look_share = shares[0];
+  pc::Report first = pc::build_report(base, head, method);
+  ASSERT_EQ(first.rows.at(0).comparison.verdict, pc::Verdict::Unchanged) << first.rows.at(0).comparison.note;
+  pitot::driver::ab::keep_first_verdicts(first, decided);
+  EXPECT_EQ(decided.size(), 1u);
+
+  method.look_share = shares[1];
+  pc::Report second = pc::build_report(base, head, method);
+  ASSERT_EQ(second.rows.at(0).comparison.verdict, pc::Verdict::Inconclusive)  // what the look alone says
+      << second.rows.at(0).comparison.note;
+  pitot::driver::ab::keep_first_verdicts(second, decided);
+  EXPECT_EQ(second.rows.at(0).comparison.verdict, pc::Verdict::Unchanged);
+  EXPECT_EQ(second.count(pc::Verdict::Inconclusive), 0);
+  EXPECT_EQ(second.rows.at(0).comparison.note, first.rows.at(0).comparison.note);
+}
+
+}  // namespace

@@ -21,6 +21,15 @@ std::vector<double> look_shares(std::size_t looks) {
   return shares;
 }
 
+void keep_first_verdicts(compare::Report& report, std::map<std::string, compare::Row>& decided) {
+  for (auto& row : report.rows) {
+    if (auto it = decided.find(row.base.key); it != decided.end()) row = it->second;
+    else if (row.comparison.verdict != compare::Verdict::Inconclusive) decided.emplace(row.base.key, row);
+  }
+  compare::sort_rows(report.rows);
+  report.state = compare::check_state(report.rows);
+}
+
 double detectable_percent(const compare::Comparison& c, const compare::MethodOptions& method) {
   // Slower needs the estimate beyond the threshold and the interval beyond half of it, so with
   // this half-width h a change is called (about half the time) from max(threshold, h + threshold/2).

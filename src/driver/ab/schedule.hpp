@@ -1,10 +1,12 @@
-// pitot ab's sequential plan: when it looks at the points, and what an undecided point could have
-// detected. Pure functions, checked by simulation (tests/compare/test_sequential.cpp).
+// pitot ab's sequential plan: when it looks at the points, which verdict a point keeps, and what
+// an undecided point could have detected. Checked by simulation (tests/compare/test_sequential.cpp).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "driver/compare/comparison.hpp"
 #include "driver/compare/compare.hpp"
 
 namespace pitot::driver::ab {
@@ -28,6 +30,14 @@ constexpr double kFirstLookShare = 0.5;
 // unchanged there and cost half of a first look of 4; noisier ones go on to 4, 6, 10, 12 as before,
 // with each look's share of the error rates (tests/compare/test_sequential.cpp, FirstLookOfTwo).
 constexpr int kFirstLook = 2;
+
+// A point's verdict is that of the first look that decided it, as the plan simulated in
+// tests/compare/test_sequential.cpp stops a point there. A later look has a smaller share of the
+// error rates: on the same processes its interval is wider, and it would reopen the point (in the
+// fifth whole-suite ab, on an H100, 190 points decided at the first look were reopened at the
+// second), spending processes on it and, at a budget's end, losing a slower point's call. So each
+// decided row is kept in `decided` (by key) and put back into every later report.
+void keep_first_verdicts(compare::Report& report, std::map<std::string, compare::Row>& decided);
 
 // The smallest change (percent) a point could have called, about half the time, with the interval
 // it reached: the larger of the threshold and the half-width plus half the threshold. NaN when it

@@ -195,9 +195,14 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
   }
   for (const auto& h : head.points)
     if (!in_base.count(h.key) && !h.derived) r.added.push_back({h.display, h.state == PointState::Ok ? "" : h.reason});
-  // By severity (slower, inconclusive, faster, unchanged), then worst first; unknown effects
-  // last; ties by name so the order is stable.
-  std::stable_sort(r.rows.begin(), r.rows.end(), [](const Row& a, const Row& b) {
+  sort_rows(r.rows);
+  r.state = check_state(r.rows);
+  return r;
+}
+
+void sort_rows(std::vector<Row>& rows) {
+  // Unknown effects last; ties by name so the order is stable.
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     const int sa = severity(a.comparison.verdict), sb = severity(b.comparison.verdict);
     if (sa != sb) return sa < sb;
     const bool fa = std::isfinite(a.effect), fb = std::isfinite(b.effect);
@@ -205,8 +210,6 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
     if (fa && a.effect != b.effect) return a.effect > b.effect;
     return a.base.display < b.base.display;
   });
-  r.state = check_state(r.rows);
-  return r;
 }
 
 int report_exit_code(const Report& report) {

@@ -56,6 +56,9 @@ struct Report {
 // `history` (run medians of recent commits) gives each point its noise floor.
 Report build_report(const ResultSet& base, const ResultSet& head, const MethodOptions& options);
 
+// The report's order: by severity (slower, inconclusive, faster, unchanged), then worst first.
+void sort_rows(std::vector<Row>& rows);
+
 // 1 when a point is confirmed slower or newly failing, else 0.
 int report_exit_code(const Report& report);
 
