@@ -3,6 +3,7 @@
 
 usage: ab_pace_sim.py PITOT MEDIANS_CSV COSTS_JSON [--seeds N] [--walls 300,540,600] [--fraction F ...]
                      [--scale PROGRAM=VARIANCE,COST ...] [--reopen]
+       ab_pace_sim.py PITOT MEDIANS_CSV COSTS_JSON --replay
 
 Reads a whole-suite ab's medians.csv and costs.json (lab/suite/whole-suite-ab-h200.sh) and, for
 each schedule, draws processes of a no-change A/B from each point's own spread and lets the real
@@ -21,6 +22,10 @@ Schedules:
 --scale models longer sampling of one program's processes: its variance between processes per
 clock times VARIANCE, its points' seconds times COST (gemm_bf16 at --max-time 0.12 against 0.03:
 bench_gemm=0.36,1.9, docs/results/whole-suite-ab.md, "Longer sampling a process pays per clock").
+
+--replay draws nothing: the run's own processes, in their order, go through its looks (2 a side,
+then 4 where the run has them), once as the run's ab looked (every point again at each look) and
+once keeping each point's first "unchanged".
 
 The model (a point's processes drawn log-normal around one centre, both sides alike, its spread
 shrunk toward its program's) is kinder than a real card: no drift between sides, no per-process
@@ -150,9 +155,10 @@ class Sim:
         for row in rows:
             program, name = row["name"].split(".", 1)
             name = name.replace(" ", "").replace("'", "")  # compare shows values as Python reprs
-            # A point decided at an earlier look keeps its verdict (pitot ab since it froze them),
-            # unless --reopen models the ab before, which looked at every point again.
-            if program in programs and name in self.verdict and (self.reopen or self.verdict[name] == "inconclusive"):
+            # A point called unchanged at an earlier look keeps that verdict (pitot ab since
+            # keep_unchanged), unless --reopen models the ab before, which looked at every point
+            # again; a slower or faster one is looked at again either way.
+            if program in programs and name in self.verdict and (self.reopen or self.verdict[name] != "unchanged"):
                 self.verdict[name] = row["verdict"]
 
     def undecided(self, program):
@@ -196,6 +202,29 @@ def run(sim, fraction, walls):
     return out
 
 
+def replay(pitot, path, costs):
+    """The run's own processes through its first two looks, unchanged points reopened or kept."""
+    real = collections.defaultdict(dict)
+    for row in csv.DictReader(open(path)):
+        if row["status"] == "ok" and row["process_per_clock"] and not row["point"].startswith("bench_spin."):
+            pc = [float(x) for x in row["process_per_clock"].split()]
+            clocks = [float(x) for x in row["process_clocks"].split()]
+            real[row["point"]][row["side"]] = list(zip(pc, clocks))
+    points = [Point(n.split(".", 1)[0], n.split(".", 1)[1], [1], [1], [1]) for n in sorted(real)]
+    for reopen in (True, False):
+        sim = Sim(pitot, points, costs, 0, reopen)
+        for look, n in enumerate(LOOKS[:2]):
+            for p in points:
+                if sim.verdict[p.name] != "unchanged" or reopen:
+                    for side in ("base", "head"):
+                        sim.draws[(p.name, side)] = real[p.program + "." + p.name][side][:n]
+            sim.look(SHARES[look], {p.program for p in points})
+            c = collections.Counter(sim.verdict.values())
+            print(f"{'reopened' if reopen else 'kept':9} look {look + 1} ({n} a side where the run has them): "
+                  f"{c['unchanged']} unchanged, {c['slower'] + c['faster']} slower or faster, "
+                  f"{c['inconclusive']} inconclusive", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("pitot")
@@ -206,7 +235,10 @@ def main():
     ap.add_argument("--fraction", type=float, action="append", default=[])
     ap.add_argument("--scale", action="append", default=[])
     ap.add_argument("--reopen", action="store_true", help="decided points looked at again at every look")
+    ap.add_argument("--replay", action="store_true", help="the run's own processes, not draws")
     a = ap.parse_args()
+    if a.replay:
+        return replay(a.pitot, a.medians, load_costs(a.costs))
     points = load_points(a.medians)
     costs = load_costs(a.costs)
     for spec in a.scale:

@@ -64,11 +64,17 @@ pc::Verdict sequential(Noise& noise, const Machine& m, double change, const pc::
   if (how == Shares::Even) shares.assign(looks.size(), 1.0 / static_cast<double>(looks.size()));
   pc::MethodOptions method = base_method;
   pc::SideData base, head;
-  int done = 0;
+  int done = 0, processes = 0;  // rounds, and the processes a side this point got
   pc::Comparison c;
   for (std::size_t look = 0; look < looks.size(); ++look) {
     method.look_share = shares[look];
+    // As pitot ab (keep_unchanged): a point called slower or faster is not run again, but looked
+    // at again at the next look, on the same processes; where that look no longer calls it, it
+    // is run again from the round after. Unchanged is kept.
+    const bool held = pc::is_change(c.verdict);
     for (; done < looks[look]; ++done) {
+      if (held) continue;
+      ++processes;
       const double drift = m.drift * done;
       if (done % 2 == 0) {  // ABBA, as pitot ab alternates
         add_process(base, noise, m, drift);
@@ -79,9 +85,9 @@ pc::Verdict sequential(Noise& noise, const Machine& m, double change, const pc::
       }
     }
     c = pc::compare_runs(base, head, false, method);
-    if (c.verdict != pc::Verdict::Inconclusive) break;
+    if (c.verdict == pc::Verdict::Unchanged) break;
   }
-  if (spent) *spent = done;
+  if (spent) *spent = processes;
   return c.verdict;
 }
 
@@ -299,29 +305,39 @@ std::string one_point(const std::vector<double>& medians) {
                      fmt::join(samples, ", "), fmt::join(process, ", "));
 }
 
-// A point decided at the first look keeps that verdict: the second look's smaller share, on the
-// same processes, would reopen it (as pitot ab did before keep_first_verdicts).
-TEST(Sequential, AVerdictIsThatOfTheFirstLookThatDecidedIt) {
-  const auto base = pc::pitot_json_from_text(one_point({1e-3, 1.002e-3}), "base");
-  const auto head = pc::pitot_json_from_text(one_point({1.001e-3, 1.003e-3}), "head");
+// A point called unchanged at the first look keeps that verdict: the second look's smaller share,
+// on the same processes, would reopen it (as pitot ab did before keep_unchanged). A point called
+// slower is looked at again, and reopened where the next look no longer calls it.
+TEST(Sequential, UnchangedIsKeptAndAChangeLookedAtAgain) {
   const std::vector<double> shares = pitot::driver::ab::look_shares(5);
   pc::MethodOptions method;
   method.threshold = 0.01;
-  std::map<std::string, pc::Row> decided;
-  method.look_share = shares[0];
-  pc::Report first = pc::build_report(base, head, method);
+  auto look = [&](double share, const std::vector<double>& base, const std::vector<double>& head) {
+    method.look_share = share;
+    return pc::build_report(pc::pitot_json_from_text(one_point(base), "base"),
+                            pc::pitot_json_from_text(one_point(head), "head"), method);
+  };
+  std::map<std::string, pc::Row> unchanged;
+  pc::Report first = look(shares[0], {1e-3, 1.002e-3}, {1.001e-3, 1.003e-3});
   ASSERT_EQ(first.rows.at(0).comparison.verdict, pc::Verdict::Unchanged) << first.rows.at(0).comparison.note;
-  pitot::driver::ab::keep_first_verdicts(first, decided);
-  EXPECT_EQ(decided.size(), 1u);
-
-  method.look_share = shares[1];
-  pc::Report second = pc::build_report(base, head, method);
+  pitot::driver::ab::keep_unchanged(first, unchanged);
+  EXPECT_EQ(unchanged.size(), 1u);
+  pc::Report second = look(shares[1], {1e-3, 1.002e-3}, {1.001e-3, 1.003e-3});
   ASSERT_EQ(second.rows.at(0).comparison.verdict, pc::Verdict::Inconclusive)  // what the look alone says
       << second.rows.at(0).comparison.note;
-  pitot::driver::ab::keep_first_verdicts(second, decided);
+  pitot::driver::ab::keep_unchanged(second, unchanged);
   EXPECT_EQ(second.rows.at(0).comparison.verdict, pc::Verdict::Unchanged);
   EXPECT_EQ(second.count(pc::Verdict::Inconclusive), 0);
   EXPECT_EQ(second.rows.at(0).comparison.note, first.rows.at(0).comparison.note);
+
+  std::map<std::string, pc::Row> none;
+  pc::Report called = look(shares[0], {1e-3, 1.001e-3}, {1.035e-3, 1.036e-3});
+  ASSERT_EQ(called.rows.at(0).comparison.verdict, pc::Verdict::Slower) << called.rows.at(0).comparison.note;
+  pitot::driver::ab::keep_unchanged(called, none);
+  EXPECT_TRUE(none.empty());
+  pc::Report again = look(shares[1], {1e-3, 1.001e-3}, {1.035e-3, 1.036e-3});
+  pitot::driver::ab::keep_unchanged(again, none);
+  EXPECT_EQ(again.rows.at(0).comparison.verdict, pc::Verdict::Inconclusive) << again.rows.at(0).comparison.note;
 }
 
 }  // namespace

@@ -206,7 +206,7 @@ Outcome run_looks(Side& base, Side& head, const Shared& shared, const std::vecto
                   const compare::MethodOptions& method, const AbOptions& a, const std::function<double()>& elapsed,
                   run::CostMeter& costs) {
   std::vector<std::set<std::string>> undecided = shared.points;
-  std::map<std::string, compare::Row> decided;  // by key: each point's verdict of its first deciding look
+  std::map<std::string, compare::Row> unchanged;  // by key: the rows of the looks that called them unchanged
   const auto point_of = points_by_key(base, shared);
   const std::vector<double> shares = look_shares(looks.size());
   Outcome out;
@@ -233,7 +233,7 @@ Outcome run_looks(Side& base, Side& head, const Shared& shared, const std::vecto
     compare::MethodOptions this_look = method;
     this_look.look_share = shares[look];
     out.report = compare::compare_pitot(results_of(base, "base " + a.base), results_of(head, "head " + a.head), this_look);
-    keep_first_verdicts(out.report, decided);
+    keep_unchanged(out.report, unchanged);
     for (auto& names : undecided) names.clear();
     for (const auto& row : out.report.rows)
       if (row.comparison.verdict == compare::Verdict::Inconclusive)

@@ -21,10 +21,10 @@ std::vector<double> look_shares(std::size_t looks) {
   return shares;
 }
 
-void keep_first_verdicts(compare::Report& report, std::map<std::string, compare::Row>& decided) {
+void keep_unchanged(compare::Report& report, std::map<std::string, compare::Row>& unchanged) {
   for (auto& row : report.rows) {
-    if (auto it = decided.find(row.base.key); it != decided.end()) row = it->second;
-    else if (row.comparison.verdict != compare::Verdict::Inconclusive) decided.emplace(row.base.key, row);
+    if (auto it = unchanged.find(row.base.key); it != unchanged.end()) row = it->second;
+    else if (row.comparison.verdict == compare::Verdict::Unchanged) unchanged.emplace(row.base.key, row);
   }
   compare::sort_rows(report.rows);
   report.state = compare::check_state(report.rows);
