@@ -23,12 +23,15 @@ Schedules:
 clock times VARIANCE, its points' seconds times COST (gemm_bf16 at --max-time 0.12 against 0.03:
 bench_gemm=0.36,1.9, docs/results/whole-suite-ab.md, "Longer sampling a process pays per clock").
 
+--reopen looks at every point again at each look, as pitot ab did before 83d7b21 (since, a point
+called unchanged keeps it; a slower or faster one is looked at again either way).
+
 --replay draws nothing: the run's own processes, in their order, go through its looks (2 a side,
 then 4 where the run has them), once as the run's ab looked (every point again at each look) and
 once keeping each point's first "unchanged".
 
 The model (a point's processes drawn log-normal around one centre, both sides alike, its spread
-shrunk toward its program's) is kinder than a real card: no drift between sides, no per-process
+shrunk toward its program's median point's) is kinder than a real card: no drift between sides, no per-process
 offsets shared by a program's points. Read its counts against each other, not as a forecast.
 """
 import argparse
@@ -57,7 +60,7 @@ def log_spread(values):
 class Point:
     """One point's model: a centre and a spread between processes, per clock and of the clock."""
 
-    def __init__(self, program, name, times, per_clock, clocks):
+    def __init__(self, program, name, per_clock, clocks):
         self.program, self.name = program, name
         self.ss_pc, self.df_pc, self.mu_pc = log_spread(per_clock)
         self.ss_clock, self.df_clock, self.mu_clock = log_spread(clocks)
@@ -65,15 +68,14 @@ class Point:
 
 
 def load_points(path):
-    by_name = collections.defaultdict(lambda: {"times": [], "pc": [], "clocks": []})
+    by_name = collections.defaultdict(lambda: {"pc": [], "clocks": []})
     for row in csv.DictReader(open(path)):
         if row["status"] != "ok" or not row["process_per_clock"] or row["point"].startswith("bench_spin."):
             continue
         d = by_name[row["point"]]
-        d["times"] += [float(x) for x in row["process_medians"].split()]
         d["pc"] += [float(x) for x in row["process_per_clock"].split()]
         d["clocks"] += [float(x) for x in row["process_clocks"].split()]
-    points = [Point(n.split(".", 1)[0], n.split(".", 1)[1], d["times"], d["pc"], d["clocks"])
+    points = [Point(n.split(".", 1)[0], n.split(".", 1)[1], d["pc"], d["clocks"])
               for n, d in sorted(by_name.items()) if len(d["pc"]) >= 4]
     # Each point's spread shrunk toward its program's typical one (the median point's variance, as
     # a mean would be led by a few heavy-tailed points), with a prior of 4 degrees of freedom.
@@ -210,7 +212,7 @@ def replay(pitot, path, costs):
             pc = [float(x) for x in row["process_per_clock"].split()]
             clocks = [float(x) for x in row["process_clocks"].split()]
             real[row["point"]][row["side"]] = list(zip(pc, clocks))
-    points = [Point(n.split(".", 1)[0], n.split(".", 1)[1], [1], [1], [1]) for n in sorted(real)]
+    points = [Point(n.split(".", 1)[0], n.split(".", 1)[1], [1], [1]) for n in sorted(real)]
     for reopen in (True, False):
         sim = Sim(pitot, points, costs, 0, reopen)
         for look, n in enumerate(LOOKS[:2]):
