@@ -3,7 +3,9 @@
 # attention, norm, cast, copy) under `pitot run`, trusted and --untrusted at the same clock (the
 # kernel clock, which --untrusted never declines; --clock kernel makes the trusted run take it
 # too), alternated; then a table per point: both medians, their ratio, and whether --untrusted
-# refused it (it should refuse none).
+# refused it (it should refuse none). With ROUNDS >= 2, each mode's rounds are merged into one
+# JSON (a round a process) and `pitot compare` says per point, with statistics, whether the
+# untrusted time is within 1% of the trusted one (unchanged) or not (compare.md in OUT_DIR).
 # Usage: lab/untrusted/suite-h200.sh BIN_DIR OUT_DIR [ROUNDS]
 #   BIN_DIR: pitot and the bench_* programs (libcupti.so.13 beside them; libzip.so.4 and
 #   libfmt.so.9 in BIN_DIR/lib). Writes OUT_DIR/untrusted-suite/ (JSON per run, table.md).
@@ -62,3 +64,32 @@ text += f"failed points: {len(refused)}\n" + "".join(f"- {k}: {v}\n" for k, v in
 open(os.path.join(out, "table.md"), "w").write(text)
 print(text[-3000:])
 PY
+# Each mode's rounds as one run of several processes (a round a process), for pitot compare.
+python3 - "$out" <<'PY'
+import glob, json, os, re, sys
+out = sys.argv[1]
+for mode in ("trusted", "untrusted"):
+    merged, benchmarks = {}, {}
+    for path in sorted(glob.glob(os.path.join(out, f"*-{mode}-*.json"))):
+        process = int(re.search(r"-(\d+)\.json$", path).group(1)) - 1
+        doc = json.load(open(path))
+        for b in doc.get("benchmarks", []):
+            benchmarks[(b.get("program"), b.get("name"))] = b
+        for p in doc["points"]:
+            key = (p["program"], p["name"])
+            samples = p.get("samples") if isinstance(p.get("samples"), list) else []
+            if key not in merged:
+                merged[key] = {k: v for k, v in p.items() if k not in ("stats", "clock_ratios", "process_medians")}
+                merged[key]["samples"], merged[key]["sample_process"] = [], []
+            elif p["status"] != "ok":
+                merged[key]["status"], merged[key]["reason"] = p["status"], p.get("reason", "")
+            merged[key]["samples"] += samples
+            merged[key]["sample_process"] += [process] * len(samples)
+    json.dump({"benchmarks": list(benchmarks.values()), "points": list(merged.values())},
+              open(os.path.join(out, f"{mode}-merged.json"), "w"))
+PY
+if [ "$rounds" -ge 2 ]; then
+  "$bin/pitot" compare "$out/trusted-merged.json" "$out/untrusted-merged.json" --threshold 1% --markdown \
+    -o "$out/compare.md" > "$out/compare.txt" 2>&1
+  echo "pitot compare trusted untrusted (1%): exit $?; $(grep -m1 -E 'slower|unchanged' "$out/compare.md")"
+fi
