@@ -3,7 +3,7 @@
 # untrusted, the problem corpus (every expected verdict), the driver's cross-check against forging
 # programs, the checks' cost a call (the problem corpus's honest entries, trusted and untrusted),
 # and the bundled suite's kernels as honest submissions (lab/untrusted/suite-h200.sh, ROUNDS;
-# ROUNDS=3 for pitot compare's verdict on "within 1%" per point, about 3 x 210 s a mode).
+# pitot compare's verdict on "within 1%" per point needs ROUNDS >= 2: run that part alone).
 # usage: lab/untrusted/all-checks-h200.sh BIN_DIR PROGRAMS_DIR OUT_DIR
 #   BIN_DIR: pitot, the bench_* programs and the libraries they lack (libzip, libfmt, libcupti);
 #   PROGRAMS_DIR: untrusted_corpus, untrusted_problem_corpus, the forger_* programs and the other
