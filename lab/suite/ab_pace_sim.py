@@ -3,7 +3,7 @@
 
 usage: ab_pace_sim.py PITOT MEDIANS_CSV COSTS_JSON [--seeds N] [--walls 300,540,600] [--fraction F ...]
                      [--scale PROGRAM=VARIANCE,COST ...] [--reopen]
-       ab_pace_sim.py PITOT MEDIANS_CSV COSTS_JSON --replay
+       ab_pace_sim.py PITOT MEDIANS_CSV COSTS_JSON --replay [--by-time]
 
 Reads a whole-suite ab's medians.csv and costs.json (lab/suite/whole-suite-ab-h200.sh) and, for
 each schedule, draws processes of a no-change A/B from each point's own spread and lets the real
@@ -28,7 +28,8 @@ called unchanged keeps it; a slower or faster one is looked at again either way)
 
 --replay draws nothing: the run's own processes, in their order, go through its looks (2 a side,
 then 4 where the run has them), once as the run's ab looked (every point again at each look) and
-once keeping each point's first "unchanged".
+once keeping each point's first "unchanged"; --by-time compares the process times (a process's
+time per clock over its clock), not per clock.
 
 The model (a point's processes drawn log-normal around one centre, both sides alike, its spread
 shrunk toward its program's median point's) is kinder than a real card: no drift between sides, no per-process
@@ -101,8 +102,8 @@ def load_costs(path):
 
 
 class Sim:
-    def __init__(self, pitot, points, costs, seed, reopen=False):
-        self.pitot, self.points, self.reopen = pitot, points, reopen
+    def __init__(self, pitot, points, costs, seed, reopen=False, by_time=False):
+        self.pitot, self.points, self.reopen, self.by_time = pitot, points, reopen, by_time
         self.start, self.point_cost = costs
         self.rng = random.Random(seed)
         self.draws = {(p.name, side): [] for p in points for side in ("base", "head")}
@@ -148,7 +149,8 @@ class Sim:
             base, head = os.path.join(d, "base.json"), os.path.join(d, "head.json")
             self.side_json("base", base)
             self.side_json("head", head)
-            r = subprocess.run([self.pitot, "compare", base, head, "--per-clock", "--threshold", "1%",
+            by = [] if self.by_time else ["--per-clock"]
+            r = subprocess.run([self.pitot, "compare", base, head, *by, "--threshold", "1%",
                                 "--confidence", "0.999", "--look-share", repr(share), "--json"],
                                capture_output=True, text=True)
             if r.returncode not in (0, 1):
@@ -204,7 +206,7 @@ def run(sim, fraction, walls):
     return out
 
 
-def replay(pitot, path, costs):
+def replay(pitot, path, costs, by_time=False):
     """The run's own processes through its first two looks, unchanged points reopened or kept."""
     real = collections.defaultdict(dict)
     for row in csv.DictReader(open(path)):
@@ -214,7 +216,7 @@ def replay(pitot, path, costs):
             real[row["point"]][row["side"]] = list(zip(pc, clocks))
     points = [Point(n.split(".", 1)[0], n.split(".", 1)[1], [1], [1]) for n in sorted(real)]
     for reopen in (True, False):
-        sim = Sim(pitot, points, costs, 0, reopen)
+        sim = Sim(pitot, points, costs, 0, reopen, by_time)
         for look, n in enumerate(LOOKS[:2]):
             for p in points:
                 if sim.verdict[p.name] != "unchanged" or reopen:
@@ -238,9 +240,10 @@ def main():
     ap.add_argument("--scale", action="append", default=[])
     ap.add_argument("--reopen", action="store_true", help="decided points looked at again at every look")
     ap.add_argument("--replay", action="store_true", help="the run's own processes, not draws")
+    ap.add_argument("--by-time", action="store_true", help="with --replay: compare by time, not per clock")
     a = ap.parse_args()
     if a.replay:
-        return replay(a.pitot, a.medians, load_costs(a.costs))
+        return replay(a.pitot, a.medians, load_costs(a.costs), a.by_time)
     points = load_points(a.medians)
     costs = load_costs(a.costs)
     for spec in a.scale:
