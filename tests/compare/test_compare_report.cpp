@@ -304,6 +304,16 @@ TEST(CompareReport, ValuesForPeople) {
   EXPECT_EQ(pc::format_value(790, "TFLOP/s"), "790 TFLOP/s");
 }
 
+// Two significant digits and never an exponent: {:.2g} alone printed 99.7 as 1e+02.
+TEST(CompareReport, PercentagesForPeople) {
+  EXPECT_EQ(pc::percent_text(3.7), "3.7");
+  EXPECT_EQ(pc::percent_text(0.52), "0.52");
+  EXPECT_EQ(pc::percent_text(99.7), "100");
+  EXPECT_EQ(pc::percent_text(398.4), "398");
+  EXPECT_EQ(pc::percent_text(1.5e-5), "0.000015");
+  EXPECT_EQ(pc::percent_text(0), "0");
+}
+
 namespace {
 
 // A pitot --json document as `pitot run --processes K` writes it: each point with its

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "driver/ab/schedule.hpp"
+#include "driver/compare/render.hpp"
 
 namespace pitot::driver::ab {
 
@@ -60,7 +61,7 @@ std::string undecided_summary(const compare::Report& report, const std::string& 
     const compare::Comparison& c = open[i]->comparison;
     const double d = detectable_percent(c, report.options);
     s += std::isfinite(d) ? fmt::format("  {}: beyond about {}% (interval ±{}%, {}+{} processes)\n",
-                                        open[i]->base.display, percent_text(d), percent_text(c.noise_percent),
+                                        open[i]->base.display, compare::percent_text(d), compare::percent_text(c.noise_percent),
                                         c.base_processes, c.head_processes)
                           : fmt::format("  {}: none ({})\n", open[i]->base.display, c.note);
   }

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "driver/compare/render.hpp"
+
 namespace pitot::driver::ab {
 
 std::vector<int> look_schedule(int first, int max) {
@@ -38,16 +40,14 @@ double detectable_percent(const compare::Comparison& c, const compare::MethodOpt
   return std::max(threshold, c.noise_percent + threshold / 2);
 }
 
-std::string percent_text(double p) { return p >= 100 ? fmt::format("{:.0f}", p) : fmt::format("{:.2g}", p); }
-
 std::string undecided_note(const compare::Comparison& c, const compare::MethodOptions& method, const std::string& stop) {
   const double detectable = detectable_percent(c, method);
   if (!std::isfinite(detectable))
     return fmt::format("undecided when {}; {}", stop, c.note.empty() ? "no interval" : c.note);
   return fmt::format("undecided when {} ({}+{} processes): interval ±{}%, so only a change beyond about "
                      "{}% could be called; more processes or a quieter machine narrow it",
-                     stop, c.base_processes, c.head_processes, percent_text(c.noise_percent),
-                     percent_text(detectable));
+                     stop, c.base_processes, c.head_processes, compare::percent_text(c.noise_percent),
+                     compare::percent_text(detectable));
 }
 
 }  // namespace pitot::driver::ab

@@ -47,8 +47,6 @@ void keep_unchanged(compare::Report& report, std::map<std::string, compare::Row>
 // has no interval.
 double detectable_percent(const compare::Comparison& c, const compare::MethodOptions& method);
 
-// "3.7", "0.52", "150": a percentage as the notes show it.
-std::string percent_text(double p);
 // The note of a point still inconclusive when ab stopped (`stop` says why: "the time budget
 // (--budget 60) ran out"): the smallest change it could have called (about half the time) with the
 // interval it reached.

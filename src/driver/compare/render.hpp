@@ -24,5 +24,7 @@ nlohmann::json render_json(const Report& report, bool only_changed);
 
 // "4.110 ms", "1.25e+06 items/s": a value in its unit, for people.
 std::string format_value(double value, const std::string& unit);
+// A percentage for people: two significant digits, never an exponent (3100, 100, 7.6, 0.31).
+std::string percent_text(double p);
 
 }  // namespace pitot::driver::compare

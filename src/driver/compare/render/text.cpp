@@ -23,11 +23,6 @@ std::string format_p(double p) {
 
 std::string percent(double fraction) { return fmt::format("{:g}%", fraction * 100); }
 
-std::string percent_text(double p) {
-  if (std::abs(p) >= 100) return fmt::format("{:.0f}", p);
-  return fmt::format("{:.2g}", p);
-}
-
 std::string format_noise(const Comparison& c) {
   if (!std::isfinite(c.noise_percent)) return "-";
   std::string source;
@@ -97,6 +92,15 @@ std::string count_points(int n) { return fmt::format("{} point{}", n, n == 1 ? "
 }  // namespace pitot::driver::compare::render
 
 namespace pitot::driver::compare {
+
+std::string percent_text(double p) {
+  // {:.2g} writes an exponent where two digits do not reach the units (99.7 rounds to 1e+02) and
+  // below 0.0001: whole numbers from 99.5, and enough decimals for two digits below.
+  const double a = std::abs(p);
+  if (!std::isfinite(p) || a >= 99.5) return fmt::format("{:.0f}", p);
+  if (a > 0 && a < 1e-4) return fmt::format("{:.{}f}", p, 1 - static_cast<int>(std::floor(std::log10(a))));
+  return fmt::format("{:.2g}", p);
+}
 
 std::string format_value(double value, const std::string& unit) {
   if (!std::isfinite(value)) return "-";

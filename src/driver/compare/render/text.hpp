@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "driver/compare/comparison.hpp"
+#include "driver/compare/render.hpp"
 
 namespace pitot::driver::compare::render {
 
@@ -15,8 +16,6 @@ std::string format_ratio(double r);
 std::string format_interval(const Comparison& c);
 std::string format_p(double p);
 std::string percent(double fraction);  // 0.02 -> "2%"
-// A percentage for people: two significant digits, never an exponent (3100, 7.6, 0.31).
-std::string percent_text(double p);
 // "±2.1% (5+5 processes)": the run-to-run noise the row's interval allows for.
 std::string format_noise(const Comparison& c);
 // The kernels a changed row shows: the few that changed most (the JSON keeps them all).
