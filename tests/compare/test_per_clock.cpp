@@ -169,3 +169,61 @@ TEST(PerClock, TheStateWarningJudgesTheClockByTheMeasuredClocks) {
 }
 
 }  // namespace
+
+namespace {
+
+// pitot JSON of `points` GEMM-like points whose time follows the clock with elasticity 0.7 (a
+// part of the kernel the SM clock does not drive), one process per entry of `clocks`, each
+// point `scale` times its base cycles.
+std::string elastic_side(Noise& noise, int points, const std::vector<double>& clocks, double scale) {
+  std::vector<std::string> rows;
+  for (int k = 0; k < points; ++k) {
+    std::vector<double> samples, ratios;
+    std::vector<int> process;
+    for (std::size_t p = 0; p < clocks.size(); ++p)
+      for (int i = 0; i < 8; ++i) {
+        const double r = clocks[p] * std::exp(0.001 * noise.normal());
+        samples.push_back(scale * 1e-4 * (1 + k) * std::pow(r, -0.7) * std::exp(0.0005 * noise.normal()));
+        ratios.push_back(r);
+        process.push_back(static_cast<int>(p));
+      }
+    rows.push_back(fmt::format(R"({{"program": "bench_gemm", "benchmark": "gemm", "name": "gemm[n={}]",
+      "status": "ok", "unit": "seconds", "samples": [{}], "clock_ratios": [{}], "sample_process": [{}]}})",
+                               k, fmt::join(samples, ", "), fmt::join(ratios, ", "), fmt::join(process, ", ")));
+  }
+  return fmt::format(R"({{"program": "bench_gemm", "points": [{}]}})", fmt::join(rows, ", "));
+}
+
+}  // namespace
+
+// Per clock, each benchmark's time is taken to follow the clock with the elasticity fitted on its
+// points' processes: at 1 (time x clock) these points keep 0.3 of their processes' 11% clock range
+// and stay undecided; at the fitted 0.7 they are unchanged.
+TEST(PerClock, TheClocksShareOfTheTimeIsFittedPerBenchmark) {
+  Noise noise(11);
+  const std::vector<double> base_clocks{0.86, 0.96, 0.91}, head_clocks{0.96, 0.86, 0.92};
+  const std::string base = elastic_side(noise, 24, base_clocks, 1), head = elastic_side(noise, 24, head_clocks, 1);
+  const pc::Report r = report(base, head, true);
+  ASSERT_EQ(r.rows.size(), 24u);
+  for (const auto& row : r.rows) {
+    EXPECT_TRUE(row.comparison.per_clock) << row.comparison.note;
+    EXPECT_NEAR(row.comparison.clock_elasticity, 0.7, 0.05);
+  }
+  EXPECT_GE(r.count(pc::Verdict::Unchanged), 22) << r.rows.front().comparison.note;
+
+  // Too few processes to fit (one point): time x clock, as before, and undecided.
+  Noise again(11);
+  const pc::Report one = report(elastic_side(again, 1, base_clocks, 1), elastic_side(again, 1, head_clocks, 1), true);
+  EXPECT_EQ(one.rows.at(0).comparison.clock_elasticity, 1.0);
+  EXPECT_EQ(one.rows.at(0).comparison.verdict, pc::Verdict::Inconclusive) << one.rows.at(0).comparison.note;
+}
+
+// The fit takes each side's deviations from its own means: a head 3% slower whose processes ran
+// 2% lower clocked leaves the elasticity where it was, and every point is slower.
+TEST(PerClock, AChangeBetweenTheSidesStaysOutOfTheFit) {
+  Noise noise(12);
+  const std::vector<double> base_clocks{0.86, 0.96, 0.91}, head_clocks{0.843, 0.941, 0.892};
+  const pc::Report r = report(elastic_side(noise, 24, base_clocks, 1), elastic_side(noise, 24, head_clocks, 1.03), true);
+  for (const auto& row : r.rows) EXPECT_NEAR(row.comparison.clock_elasticity, 0.7, 0.05);
+  EXPECT_EQ(r.count(pc::Verdict::Slower), 24) << r.rows.back().comparison.note;
+}

@@ -22,20 +22,80 @@ struct Compared {
   SideData base, head;
   bool per_clock = false;
   ClockShift shift;
+  double elasticity = kNaN;
 };
 
-Compared compared_on(const Row& row, const MethodOptions& options) {
+bool has_clocks(const PointData& d) {
+  return !d.samples_per_clock.empty() && d.process_per_clock.size() == d.process_medians.size() &&
+         d.process_clocks.size() == d.process_medians.size();
+}
+
+// A side's times at the nominal clock for a kernel whose time follows the clock with elasticity
+// e: t x clock^e (e = 1: the per-clock values as the sources computed them).
+SideData at_nominal_clock(const PointData& d, double e) {
+  if (e == 1) return {d.samples_per_clock, d.process_per_clock};
+  SideData s;
+  for (std::size_t i = 0; i < d.samples.size() && i < d.samples_per_clock.size(); ++i)
+    s.samples.push_back(d.samples[i] * std::pow(d.samples_per_clock[i] / d.samples[i], e));
+  for (std::size_t p = 0; p < d.process_medians.size(); ++p)
+    s.process_medians.push_back(d.process_medians[p] * std::pow(d.process_clocks[p], e));
+  return s;
+}
+
+Compared compared_on(const Row& row, const MethodOptions& options, double elasticity) {
   const PointData &b = row.base, &h = row.head;
   Compared e{{b.samples, b.process_medians}, {h.samples, h.process_medians}, false, {}};
-  if (!options.per_clock || b.samples_per_clock.empty() || h.samples_per_clock.empty() ||
-      b.process_per_clock.size() != b.process_medians.size() || h.process_per_clock.size() != h.process_medians.size())
-    return e;
+  if (!options.per_clock || !has_clocks(b) || !has_clocks(h)) return e;
   e.shift = clock_shift(b.process_clocks, h.process_clocks, options);
   if (e.shift.by_time()) return e;
-  e.base = {b.samples_per_clock, b.process_per_clock};
-  e.head = {h.samples_per_clock, h.process_per_clock};
+  e.base = at_nominal_clock(b, elasticity);
+  e.head = at_nominal_clock(h, elasticity);
   e.per_clock = true;
+  e.elasticity = elasticity;
   return e;
+}
+
+// The elasticity of each benchmark's time to the SM clock, for --per-clock: log process time on
+// log process clock, by least squares on the deviations from each point's side means (so a change
+// between the sides cannot enter it), pooled over the benchmark's points, clamped to 0
+// (memory-bound) - 1 (SM-bound). On an H100 it was 0.7-0.8 for GEMMs and attention and about 0
+// for memory-bound kernels, and at it the GEMMs' spread between processes was 0.26-0.28% against
+// 0.45-0.58% at 1 (docs/results/whole-suite-ab.md, "A lead"). Too few processes to fit: 1.
+std::map<std::string, double> clock_elasticities(const std::vector<Row>& rows) {
+  struct Sums {
+    double tc = 0, cc = 0;
+    int df = 0;
+  };
+  std::map<std::string, Sums> sums;
+  for (const Row& row : rows)
+    for (const PointData* d : {&row.base, &row.head}) {
+      const std::size_t n = d->process_medians.size();
+      if (n < 2 || !has_clocks(*d)) continue;
+      double mt = 0, mc = 0;
+      bool finite = true;
+      for (std::size_t p = 0; p < n; ++p) {
+        finite = finite && d->process_medians[p] > 0 && d->process_clocks[p] > 0;
+        mt += std::log(d->process_medians[p]) / static_cast<double>(n);
+        mc += std::log(d->process_clocks[p]) / static_cast<double>(n);
+      }
+      if (!finite || !std::isfinite(mt) || !std::isfinite(mc)) continue;
+      Sums& s = sums[row.base.benchmark + '\n' + row.base.unit];
+      for (std::size_t p = 0; p < n; ++p) {
+        const double dt = std::log(d->process_medians[p]) - mt, dc = std::log(d->process_clocks[p]) - mc;
+        s.tc += dt * dc;
+        s.cc += dc * dc;
+      }
+      s.df += static_cast<int>(n) - 1;
+    }
+  std::map<std::string, double> out;
+  for (const auto& [group, s] : sums)
+    out[group] = s.df >= kMinElasticityDf && s.cc > 0 ? std::clamp(-s.tc / s.cc, 0.0, 1.0) : 1.0;
+  return out;
+}
+
+double elasticity_of(const std::map<std::string, double>& elasticities, const Row& row) {
+  const auto it = elasticities.find(row.base.benchmark + '\n' + row.base.unit);
+  return it == elasticities.end() ? 1.0 : it->second;
 }
 
 // Pick the strongest evidence both sides have.
@@ -45,6 +105,7 @@ Comparison compare_points(const PointData& base, const PointData& head, const Co
     Comparison c = compare_runs(e.base, e.head, higher_is_better, options, history, prior);
     c.per_clock = e.per_clock;
     c.clock_shift_percent = e.shift.percent;
+    c.clock_elasticity = e.elasticity;
     if (e.shift.by_time())
       c.note += fmt::format("{}the card's clock sat {:+.1f}% apart between the sides: compared by time, not per clock",
                             c.note.empty() ? "" : "; ", e.shift.percent);
@@ -178,8 +239,9 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
       r.rows.push_back(std::move(row));
     }
   }
+  const auto elasticities = options.per_clock ? clock_elasticities(r.rows) : std::map<std::string, double>{};
   std::vector<Compared> compared;
-  for (const Row& row : r.rows) compared.push_back(compared_on(row, options));
+  for (const Row& row : r.rows) compared.push_back(compared_on(row, options, elasticity_of(elasticities, row)));
   const auto priors = options.pool_noise ? pooled_priors(r.rows, compared) : std::map<std::string, NoisePrior>{};
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     Row& row = r.rows[i];

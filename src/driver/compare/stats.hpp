@@ -91,6 +91,8 @@ struct Comparison {
   int base_processes = 0, head_processes = 0;  // processes per side (0: unknown)
   bool per_clock = false;                      // compared by the time at the nominal clock
   double clock_shift_percent = std::numeric_limits<double>::quiet_NaN();  // head's clock against base's
+  // Per clock: the share of the benchmark's time that follows the SM clock (1: time x clock).
+  double clock_elasticity = std::numeric_limits<double>::quiet_NaN();
   int dropped = 0;                             // non-positive or non-finite samples and medians ignored
 };
 
@@ -155,6 +157,7 @@ struct NoisePrior {
 };
 inline constexpr int kMinPooledPoints = 10;  // fewer points with a spread: no prior
 inline constexpr double kMaxPriorDf = 50;    // the prior never outweighs this many degrees of freedom
+inline constexpr int kMinElasticityDf = 16;  // --per-clock: fewer process deviations, time x clock (1)
 // The prior fitted by moments of log variance (Smyth 2004; limma's fitFDist, without covariates).
 NoisePrior fit_noise_prior(const std::vector<ProcessSpread>& spreads);
 // The points that share one prior: one program's (the benchmark's first name) of one unit.
