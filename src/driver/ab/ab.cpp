@@ -384,8 +384,8 @@ void setup(CLI::App& root) {
       ->capture_default_str();
   run::add_database_options(cmd, o);
   cmd->add_flag("--per-clock", a->per_clock,
-                "Compare GPU points by their time at the card's nominal clock (each sample times the SM clock "
-                "measured over it): the clock a power cap gives a process is left out; where the sides' clocks are "
+                "Compare GPU points by their time at the card's nominal clock (each sample scaled by the SM clock "
+                "measured over it, as far as the benchmark's time follows the clock, fitted from the processes): the clock a power cap gives a process is left out; where the sides' clocks are "
                 "surely apart, by time (docs/compare.md, \"Per clock\")");
   cmd->add_flag("--no-pooling", a->no_pooling,
                 "Each point's process spread alone, not moderated by its program's other points");
