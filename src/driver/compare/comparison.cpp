@@ -60,7 +60,8 @@ Compared compared_on(const Row& row, const MethodOptions& options, double elasti
 // between the sides cannot enter it), pooled over the benchmark's points, clamped to 0
 // (memory-bound) - 1 (SM-bound). On an H100 it was 0.7-0.8 for GEMMs and attention and about 0
 // for memory-bound kernels, and at it the GEMMs' spread between processes was 0.26-0.28% against
-// 0.45-0.58% at 1 (docs/results/whole-suite-ab.md, "A lead"). Too few processes to fit: 1.
+// 0.45-0.58% at 1 (docs/results/whole-suite-ab.md, "The clock's share of the time, fitted"). Too
+// few processes to fit: 1.
 std::map<std::string, double> clock_elasticities(const std::vector<Row>& rows) {
   struct Sums {
     double tc = 0, cc = 0;
