@@ -385,8 +385,9 @@ void setup(CLI::App& root) {
   run::add_database_options(cmd, o);
   cmd->add_flag("--per-clock", a->per_clock,
                 "Compare GPU points by their time at the card's nominal clock (each sample scaled by the SM clock "
-                "measured over it, as far as the benchmark's time follows the clock, fitted from the processes): the clock a power cap gives a process is left out; where the sides' clocks are "
-                "surely apart, by time (docs/compare.md, \"Per clock\")");
+                "measured over it, as far as the benchmark's time follows the clock, fitted from the processes): "
+                "the clock a power cap gives a process is left out; where the sides' clocks are surely apart, by "
+                "time (docs/compare.md, \"Per clock\")");
   cmd->add_flag("--no-pooling", a->no_pooling,
                 "Each point's process spread alone, not moderated by its program's other points");
   cmd->add_option("--base-commit", a->base_commit, "Commit the base rows go to in the asv database");

@@ -62,6 +62,9 @@ Compared compared_on(const Row& row, const MethodOptions& options, double elasti
 // for memory-bound kernels, and at it the GEMMs' spread between processes was 0.26-0.28% against
 // 0.45-0.58% at 1 (docs/results/whole-suite-ab.md, "The clock's share of the time, fitted"). Too
 // few processes to fit: 1.
+// The points whose processes one elasticity is fitted to: a benchmark, in one unit.
+std::string elasticity_group(const Row& row) { return row.base.benchmark + '\n' + row.base.unit; }
+
 std::map<std::string, double> clock_elasticities(const std::vector<Row>& rows) {
   struct Sums {
     double tc = 0, cc = 0;
@@ -72,19 +75,21 @@ std::map<std::string, double> clock_elasticities(const std::vector<Row>& rows) {
     for (const PointData* d : {&row.base, &row.head}) {
       const std::size_t n = d->process_medians.size();
       if (n < 2 || !has_clocks(*d)) continue;
-      double mt = 0, mc = 0;
-      bool finite = true;
+      std::vector<double> lt, lc;  // log time and log clock of each process
       for (std::size_t p = 0; p < n; ++p) {
-        finite = finite && d->process_medians[p] > 0 && d->process_clocks[p] > 0;
-        mt += std::log(d->process_medians[p]) / static_cast<double>(n);
-        mc += std::log(d->process_clocks[p]) / static_cast<double>(n);
+        lt.push_back(std::log(d->process_medians[p]));
+        lc.push_back(std::log(d->process_clocks[p]));
       }
-      if (!finite || !std::isfinite(mt) || !std::isfinite(mc)) continue;
-      Sums& s = sums[row.base.benchmark + '\n' + row.base.unit];
+      double mt = 0, mc = 0;
       for (std::size_t p = 0; p < n; ++p) {
-        const double dt = std::log(d->process_medians[p]) - mt, dc = std::log(d->process_clocks[p]) - mc;
-        s.tc += dt * dc;
-        s.cc += dc * dc;
+        mt += lt[p] / static_cast<double>(n);
+        mc += lc[p] / static_cast<double>(n);
+      }
+      if (!std::isfinite(mt) || !std::isfinite(mc)) continue;  // a non-positive time or clock
+      Sums& s = sums[elasticity_group(row)];
+      for (std::size_t p = 0; p < n; ++p) {
+        s.tc += (lt[p] - mt) * (lc[p] - mc);
+        s.cc += (lc[p] - mc) * (lc[p] - mc);
       }
       s.df += static_cast<int>(n) - 1;
     }
@@ -95,7 +100,7 @@ std::map<std::string, double> clock_elasticities(const std::vector<Row>& rows) {
 }
 
 double elasticity_of(const std::map<std::string, double>& elasticities, const Row& row) {
-  const auto it = elasticities.find(row.base.benchmark + '\n' + row.base.unit);
+  const auto it = elasticities.find(elasticity_group(row));
   return it == elasticities.end() ? 1.0 : it->second;
 }
 
