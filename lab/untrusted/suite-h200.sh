@@ -6,8 +6,9 @@
 # refused it (it should refuse none). With ROUNDS >= 2, each mode's rounds are merged into one
 # JSON (a round a process) and `pitot compare` says per point, with statistics, whether the
 # untrusted time is within 1% of the trusted one (unchanged) or not (compare.md in OUT_DIR).
-# A round of both modes took about 420 s on an H100 (2026-12-07), so ROUNDS=3 of every slice does
-# not fit a device call: ONLY (a regex over the program names) keeps some slices, a call each.
+# A round of both modes took 69 s of wall on an H100 (2026-12-07's all-checks call; the 420 s once
+# written here summed each benchmark's asv duration once per point), so ROUNDS=5 of every slice
+# fits one device call; ONLY (a regex over the program names) keeps some slices.
 # Usage: [ONLY=REGEX] lab/untrusted/suite-h200.sh BIN_DIR OUT_DIR [ROUNDS]
 #   BIN_DIR: pitot and the bench_* programs (libcupti.so.13 beside them; libzip.so.4 and
 #   libfmt.so.9 in BIN_DIR/lib). Writes OUT_DIR/untrusted-suite/ (JSON per run, table.md).
