@@ -5,7 +5,8 @@
 # too), alternated; then a table per point: both medians, their ratio, and whether --untrusted
 # refused it (it should refuse none). With ROUNDS >= 2, each mode's rounds are merged into one
 # JSON (a round a process) and `pitot compare` says per point, with statistics, whether the
-# untrusted time is within 1% of the trusted one (unchanged) or not (compare.md in OUT_DIR).
+# untrusted time is within 1% of the trusted one (unchanged) or not (compare.md, and per clock
+# compare-per-clock.md, in OUT_DIR); with ROUNDS >= 4 also trusted against itself (trusted-aa*.md).
 # A round of both modes took 69 s of wall on an H100 (2026-12-07's all-checks call; the 420 s once
 # written here summed each benchmark's asv duration once per point), so ROUNDS=5 of every slice
 # fits one device call; ONLY (a regex over the program names) keeps some slices.
@@ -69,31 +70,26 @@ open(os.path.join(out, "table.md"), "w").write(text)
 print(text[-3000:])
 PY
 # Each mode's rounds as one run of several processes (a round a process), for pitot compare.
-python3 - "$out" <<'PY'
-import glob, json, os, re, sys
-out = sys.argv[1]
-for mode in ("trusted", "untrusted"):
-    merged, benchmarks = {}, {}
-    for path in sorted(glob.glob(os.path.join(out, f"*-{mode}-*.json"))):
-        process = int(re.search(r"-(\d+)\.json$", path).group(1)) - 1
-        doc = json.load(open(path))
-        for b in doc.get("benchmarks", []):
-            benchmarks[(b.get("program"), b.get("name"))] = b
-        for p in doc["points"]:
-            key = (p["program"], p["name"])
-            samples = p.get("samples") if isinstance(p.get("samples"), list) else []
-            if key not in merged:
-                merged[key] = {k: v for k, v in p.items() if k not in ("stats", "clock_ratios", "process_medians")}
-                merged[key]["samples"], merged[key]["sample_process"] = [], []
-            elif p["status"] != "ok":
-                merged[key]["status"], merged[key]["reason"] = p["status"], p.get("reason", "")
-            merged[key]["samples"] += samples
-            merged[key]["sample_process"] += [process] * len(samples)
-    json.dump({"benchmarks": list(benchmarks.values()), "points": list(merged.values())},
-              open(os.path.join(out, f"{mode}-merged.json"), "w"))
-PY
+merge=$(dirname "$0")/merge_rounds.py
+python3 "$merge" "$out" trusted all "$out/trusted-merged.json"
+python3 "$merge" "$out" untrusted all "$out/untrusted-merged.json"
+# untrusted against trusted, by time and per clock (the kernel clock measures each sample's SM
+# clock); with 4+ rounds, trusted's odd rounds against its even ones beside them: the verdicts a
+# mode gets against itself.
+verdict() {  # verdict NAME BASE HEAD [compare options]
+  local name=$1 base=$2 head=$3
+  shift 3
+  "$bin/pitot" compare "$base" "$head" --threshold 1% --markdown -o "$out/$name.md" "$@" >"$out/$name.txt" 2>&1
+  echo "pitot compare $name (1%${1:+, $*}): exit $?; $(grep -m1 -E 'slower, ' "$out/$name.md")"
+}
 if [ "$rounds" -ge 2 ]; then
-  "$bin/pitot" compare "$out/trusted-merged.json" "$out/untrusted-merged.json" --threshold 1% --markdown \
-    -o "$out/compare.md" > "$out/compare.txt" 2>&1
-  echo "pitot compare trusted untrusted (1%): exit $?; $(grep -m1 -E 'slower|unchanged' "$out/compare.md")"
+  verdict compare "$out/trusted-merged.json" "$out/untrusted-merged.json"
+  verdict compare-per-clock "$out/trusted-merged.json" "$out/untrusted-merged.json" --per-clock
+fi
+if [ "$rounds" -ge 4 ]; then
+  odd=$(seq -s, 1 2 "$rounds") even=$(seq -s, 2 2 "$rounds")
+  python3 "$merge" "$out" trusted "$odd" "$out/trusted-odd.json"
+  python3 "$merge" "$out" trusted "$even" "$out/trusted-even.json"
+  verdict trusted-aa "$out/trusted-odd.json" "$out/trusted-even.json"
+  verdict trusted-aa-per-clock "$out/trusted-odd.json" "$out/trusted-even.json" --per-clock
 fi
