@@ -81,12 +81,12 @@ TEST(PerClock, ProcessesOnDifferentClocksAreUnchangedPerClockAndUndecidedByTime)
   EXPECT_NEAR(per_clock.rows[0].base.value, 1e-3 / 0.93, 3e-5);
 }
 
-TEST(PerClock, AbSaysWhereItWouldHelp) {
+TEST(PerClock, AbByTimeSaysWherePerClockWouldHelp) {
   Noise noise(7);
   const std::string base = side_json(noise, 1e-3, {0.95, 0.91, 0.94, 0.92});
   const std::string head = side_json(noise, 1e-3, {0.92, 0.95, 0.91, 0.94});
   const std::string said = pitot::driver::ab::undecided_summary(report(base, head, false), "the budget ran out");
-  EXPECT_NE(said.find("1 of them had the card's clock measured over every sample: --per-clock"), std::string::npos)
+  EXPECT_NE(said.find("1 of them had the card's clock measured over every sample: without --by-time"), std::string::npos)
       << said;
   // Per clock the point is decided: nothing left to say.
   EXPECT_EQ(pitot::driver::ab::undecided_summary(report(base, head, true), "the budget ran out"), "");

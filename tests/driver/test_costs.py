@@ -180,6 +180,23 @@ def case_lean():
         check(f"--max-time = {bound}" in r.stdout, f"ab {extra}: a point bounded at {bound}: {r.stdout}")
 
 
+def case_per_clock():
+    """pitot ab compares GPU points at the nominal clock unless --by-time, and its JSON report says
+    which; --per-clock, the default now, is still accepted, but not beside --by-time."""
+    d = workdir()
+    quick = ["--processes", "2", "--max-processes", "2", "--warmup", "0", "--min-samples", "2", "--min-time", "0",
+             "--max-time", "0.01", "--json"]
+    for extra, expected in [([], True), (["--per-clock"], True), (["--by-time"], False)]:
+        r = pitot(["ab", prog("ok"), prog("ok")] + quick + extra, d)
+        check(r.returncode in (0, 1), f"ab {extra} runs ({r.returncode}: {r.stderr[-300:]})")
+        report = json.loads(r.stdout or "{}")
+        check(report.get("per_clock") is expected, f"ab {extra}: the report's per_clock is {expected}: "
+              f"{report.get('per_clock')}")
+    r = pitot(["ab", prog("ok"), prog("ok"), "--per-clock", "--by-time"] + quick, d)
+    check(r.returncode == 2 and "--by-time" in r.stderr, f"--per-clock with --by-time: exit 2 naming them "
+          f"({r.returncode}: {r.stderr[-300:]})")
+
+
 def case_interrupted():
     """ab stopped by SIGINT after its first look: the undecided points say it was interrupted, not
     that a budget ran out."""
@@ -214,7 +231,7 @@ def case_interrupted():
 
 if __name__ == "__main__":
     {"estimate": case_estimate, "budget": case_budget, "corrupt": case_corrupt, "nothing": case_nothing,
-     "lean": case_lean, "interrupted": case_interrupted}[sys.argv[1]]()
+     "lean": case_lean, "per_clock": case_per_clock, "interrupted": case_interrupted}[sys.argv[1]]()
     if failures:
         print(f"{len(failures)} check(s) failed", flush=True)
         sys.exit(1)

@@ -68,14 +68,14 @@ std::string undecided_summary(const compare::Report& report, const std::string& 
   if (open.size() > kListedUndecided)
     s += fmt::format("  ... and {} more (the report lists them all)\n", open.size() - kListedUndecided);
   // GPU points whose clock was measured: under a power cap most of their spread is the clock each
-  // process was given, which --per-clock takes out (docs/compare.md, "Per clock").
+  // process was given, which ab takes out unless --by-time (docs/compare.md, "Per clock").
   const auto clocked = std::count_if(open.begin(), open.end(), [](const compare::Row* r) {
     return !r->base.process_clocks.empty() && !r->head.process_clocks.empty();
   });
   if (clocked > 0 && !report.options.per_clock)
-    s += fmt::format("pitot ab: {} of them had the card's clock measured over every sample: --per-clock compares "
-                     "them at the nominal clock, without the clock each process was given (docs/compare.md, \"Per "
-                     "clock\")\n",
+    s += fmt::format("pitot ab: {} of them had the card's clock measured over every sample: without --by-time "
+                     "they are compared at the nominal clock, without the clock each process was given "
+                     "(docs/compare.md, \"Per clock\")\n",
                      clocked);
   return s;
 }

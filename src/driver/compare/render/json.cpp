@@ -139,6 +139,7 @@ json render_json(const Report& r, bool only_changed) {
           {"history_files", r.history_files},
           {"environments", r.environments},
           {"confidence", r.options.confidence},
+          {"per_clock", r.options.per_clock},
           {"summary", summary},
           {"machine_state", state_json(r)},
           {"points", points},
