@@ -227,6 +227,9 @@ def replay(pitot, path, costs, by_time=False):
             print(f"{'reopened' if reopen else 'kept':9} look {look + 1} ({n} a side where the run has them): "
                   f"{c['unchanged']} unchanged, {c['slower'] + c['faster']} slower or faster, "
                   f"{c['inconclusive']} inconclusive", flush=True)
+            if not reopen:  # where the undecided points are, by benchmark
+                open_by = collections.Counter(p.name.split("[")[0] for p in points if sim.verdict[p.name] == "inconclusive")
+                print("          undecided by benchmark:", ", ".join(f"{k} {v}" for k, v in sorted(open_by.items())))
 
 
 def main():
