@@ -51,7 +51,7 @@ print("spin points (head slower):", dict(spin))
 print("processes a side at the decision (the points of the unchanged programs, any verdict):", dict(sorted(procs.items())))
 per_clock = sum(1 for r in rows if (r.get("noise") or {}).get("per_clock"))
 shifted = sum(1 for r in rows if "compared by time, not per clock" in (r.get("note") or ""))
-print(f"compared per clock (--per-clock): {per_clock}; clocks surely apart, so by time: {shifted}")
+print(f"compared per clock (ab's default; --by-time: none): {per_clock}; clocks surely or far apart, so by time: {shifted}")
 print("summary:", doc.get("summary"))
 PY
 for side in base head; do
