@@ -80,7 +80,8 @@ verdict() {  # verdict NAME BASE HEAD [compare options]
   local name=$1 base=$2 head=$3
   shift 3
   "$bin/pitot" compare "$base" "$head" --threshold 1% --markdown -o "$out/$name.md" "$@" >"$out/$name.txt" 2>&1
-  echo "pitot compare $name (1%${1:+, $*}): exit $?; $(grep -m1 -E 'slower, ' "$out/$name.md")"
+  local rc=$?
+  echo "$name.md (pitot compare at 1%${1:+, $*}): exit $rc; $(grep -m1 -E 'slower, ' "$out/$name.md")"
 }
 if [ "$rounds" -ge 2 ]; then
   verdict compare "$out/trusted-merged.json" "$out/untrusted-merged.json"

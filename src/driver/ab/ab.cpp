@@ -388,9 +388,11 @@ void setup(CLI::App& root) {
       "Compare GPU points by their time. Without it they are compared at the card's nominal clock (each "
       "sample scaled by the SM clock measured over it, as far as the benchmark's time follows the clock, "
       "fitted from the processes), which leaves out the clock a power cap gives each process; where the "
-      "sides' clocks are surely apart, by time (docs/compare.md, \"Per clock\")");
+      "sides' clocks sit surely or far apart, by time (docs/compare.md, \"Per clock\")");
   // Per clock became ab's default; the flag that asked for it stays accepted.
-  cmd->add_flag("--per-clock")->description("The default: GPU points at the nominal clock (see --by-time)")->excludes(by_time);
+  cmd->add_flag("--per-clock")
+      ->description("The default: GPU points at the nominal clock (see --by-time)")
+      ->excludes(by_time);
   cmd->add_flag("--no-pooling", a->no_pooling,
                 "Each point's process spread alone, not moderated by its program's other points");
   cmd->add_option("--base-commit", a->base_commit, "Commit the base rows go to in the asv database");
