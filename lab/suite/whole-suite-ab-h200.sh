@@ -5,7 +5,10 @@
 # (SPIN_HEAD, a folder holding it: its kernels HEAD_SCALE slower). The wall time, the verdicts of
 # the unchanged points and of the spin points, and where each process's time went.
 # usage: lab/suite/whole-suite-ab-h200.sh BIN_DIR SPIN_HEAD_DIR OUT_DIR [ab options...]
-#   (LIMIT_S: the wall limit, default 590; SIGINT then, so ab reports what it decided)
+#   (LIMIT_S: the wall limit, default 590; SIGINT then, so ab reports what it decided.
+#   SEED_CACHE: a folder holding an earlier run's pitot cache (the whole-suite-ab-cache.tar.xz this
+#   script leaves, unpacked: cuDNN's plans and the cost file), as a self-hosted runner keeps its
+#   ~/.cache between pull requests; without it the run starts cold, cuDNN's plans compiled anew.)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: whole-suite-ab-h200.sh BIN_DIR SPIN_HEAD_DIR OUT_DIR}" && pwd)
@@ -14,16 +17,20 @@ out_root=${3:?}
 shift 3
 out=$out_root/whole-suite-ab
 mkdir -p "$out/base" "$out/head"
-# cuDNN's plan cache stays behind; medians.csv keeps each point's process medians (by time and
-# per clock) and phases, and the sides' full JSON (every sample and its clock, for offline
-# comparisons with other rules) goes to a tar of its own.
+# medians.csv keeps each point's process medians (by time and per clock) and phases; the sides'
+# full JSON (every sample and its clock, for offline comparisons with other rules) and the pitot
+# cache (cuDNN's plans, the cost file) go to tars of their own.
 finish() {
   tar -cJf "$out_root/whole-suite-ab.tar.xz" -C "$out_root" --exclude whole-suite-ab/sides \
     --exclude whole-suite-ab/cache --exclude whole-suite-ab/base --exclude whole-suite-ab/head whole-suite-ab
   [ -d "$out/sides" ] && XZ_OPT="-9 -T0" tar -cJf "$out_root/whole-suite-ab-sides.tar.xz" -C "$out" sides
+  [ -d "$out/cache/pitot" ] && tar -cJf "$out_root/whole-suite-ab-cache.tar.xz" -C "$out/cache" pitot
 }
 trap finish EXIT
 export LD_LIBRARY_PATH="$bin:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}" XDG_CACHE_HOME=$out/cache
+if [ -n "${SEED_CACHE:-}" ]; then
+  mkdir -p "$out/cache" && cp -r "$SEED_CACHE/pitot" "$out/cache/" && echo "cache seeded from $SEED_CACHE"
+fi
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; } >"$out/environment.txt" 2>&1
 for p in copy memory norm cast gemm attention; do
   cp "$bin/bench_$p" "$out/base/"
