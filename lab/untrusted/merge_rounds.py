@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Merge one mode's rounds of lab/untrusted/suite-h200.sh into one run of several processes (a
 round a process), keeping each sample's clock ratio, so `pitot compare` (and --per-clock) reads
-them as a multi-process run.
+them as a multi-process run: what merge_processes (src/core/result.cpp) does inside `pitot run
+--processes`, here for runs written to separate files.
 usage: merge_rounds.py SUITE_DIR MODE ROUNDS OUT_JSON   (ROUNDS: 1,2,3 or all)"""
 import glob, json, os, re, sys
 

@@ -61,8 +61,8 @@ std::string undecided_summary(const compare::Report& report, const std::string& 
     const compare::Comparison& c = open[i]->comparison;
     const double d = detectable_percent(c, report.options);
     s += std::isfinite(d) ? fmt::format("  {}: beyond about {}% (interval ±{}%, {}+{} processes)\n",
-                                        open[i]->base.display, compare::percent_text(d), compare::percent_text(c.noise_percent),
-                                        c.base_processes, c.head_processes)
+                                        open[i]->base.display, compare::percent_text(d),
+                                        compare::percent_text(c.noise_percent), c.base_processes, c.head_processes)
                           : fmt::format("  {}: none ({})\n", open[i]->base.display, c.note);
   }
   if (open.size() > kListedUndecided)

@@ -48,8 +48,8 @@ void setup_compare(CLI::App& root) {
   cmd->add_flag("--per-clock", [options](std::int64_t) { options->method.per_clock = true; },
                 "compare GPU points by their time at the card's nominal clock (each sample scaled by the SM clock "
                 "measured over it, as far as the benchmark's time follows the clock, fitted from the processes): "
-                "the clock a power cap gives a process is left out; where the sides' clocks are surely apart, by "
-                "time (docs/compare.md, \"Per clock\")");
+                "the clock a power cap gives a process is left out; where the sides' clocks sit surely or far "
+                "apart, by time (docs/compare.md, \"Per clock\")");
   cmd->add_option("--history", options->history,
                   "recent commits of the database a point's run-to-run noise is learned from (default 10, 0: none)")
       ->check(CLI::Range(0, 1000));

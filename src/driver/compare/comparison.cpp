@@ -55,6 +55,9 @@ Compared compared_on(const Row& row, const MethodOptions& options, double elasti
   return e;
 }
 
+// The points whose processes one elasticity is fitted to: a benchmark, in one unit.
+std::string elasticity_group(const Row& row) { return row.base.benchmark + '\n' + row.base.unit; }
+
 // The elasticity of each benchmark's time to the SM clock, for --per-clock: log process time on
 // log process clock, by least squares on the deviations from each point's side means (so a change
 // between the sides cannot enter it), pooled over the benchmark's points, clamped to 0
@@ -62,8 +65,6 @@ Compared compared_on(const Row& row, const MethodOptions& options, double elasti
 // for memory-bound kernels, and at it the GEMMs' spread between processes was 0.26-0.28% against
 // 0.45-0.58% at 1 (docs/results/whole-suite-ab.md, "The clock's share of the time, fitted"). Too
 // few processes to fit: 1.
-// The points whose processes one elasticity is fitted to: a benchmark, in one unit.
-std::string elasticity_group(const Row& row) { return row.base.benchmark + '\n' + row.base.unit; }
 
 std::map<std::string, double> clock_elasticities(const std::vector<Row>& rows) {
   struct Sums {
