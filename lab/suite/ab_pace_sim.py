@@ -24,7 +24,8 @@ clock times VARIANCE, its points' seconds times COST (gemm_bf16 at --max-time 0.
 bench_gemm=0.36,1.9, docs/results/whole-suite-ab.md, "Longer sampling a process pays per clock").
 
 --reopen looks at every point again at each look, as pitot ab did before 83d7b21 (since, a point
-called unchanged keeps it; a slower or faster one is looked at again either way).
+called unchanged keeps it; a slower or faster one is run again and kept when the next look calls
+it so again).
 
 --replay draws nothing: the run's own processes, in their order, go through its looks (2 a side,
 then 4 where the run has them), once as the run's ab looked (every point again at each look) and
@@ -108,6 +109,7 @@ class Sim:
         self.rng = random.Random(seed)
         self.draws = {(p.name, side): [] for p in points for side in ("base", "head")}
         self.verdict = {p.name: "inconclusive" for p in points}
+        self.kept = set()  # unchanged, or a change called at two looks in a row (ab/schedule.hpp, Kept)
         self.wall = 0.0
 
     def process(self, program, names):
@@ -159,14 +161,20 @@ class Sim:
         for row in rows:
             program, name = row["name"].split(".", 1)
             name = name.replace(" ", "").replace("'", "")  # compare shows values as Python reprs
-            # A point called unchanged at an earlier look keeps that verdict (pitot ab since
-            # keep_unchanged), unless --reopen models the ab before, which looked at every point
-            # again; a slower or faster one is looked at again either way.
-            if program in programs and name in self.verdict and (self.reopen or self.verdict[name] != "unchanged"):
-                self.verdict[name] = row["verdict"]
+            # A point called unchanged keeps that verdict, and a change called again at the next
+            # look, on new processes, keeps it (pitot ab's keep_verdicts); --reopen models the ab
+            # before either, which looked at every point again.
+            if program not in programs or name not in self.verdict or (name in self.kept and not self.reopen):
+                continue
+            before, now = self.verdict[name], row["verdict"]
+            self.verdict[name] = now
+            if now == "unchanged" or (now in ("slower", "faster") and now == before):
+                self.kept.add(name)
 
     def undecided(self, program):
-        return {p.name for p in self.points if p.program == program and self.verdict[p.name] == "inconclusive"}
+        # the undecided, and the changes called once (run again to confirm them)
+        return {p.name for p in self.points if p.program == program and p.name not in self.kept
+                and self.verdict[p.name] != "unchanged"}
 
     def counts(self):
         c = collections.Counter(self.verdict.values())
@@ -219,7 +227,7 @@ def replay(pitot, path, costs, by_time=False):
         sim = Sim(pitot, points, costs, 0, reopen, by_time)
         for look, n in enumerate(LOOKS[:2]):
             for p in points:
-                if sim.verdict[p.name] != "unchanged" or reopen:
+                if p.name not in sim.kept or reopen:
                     for side in ("base", "head"):
                         sim.draws[(p.name, side)] = real[p.program + "." + p.name][side][:n]
             sim.look(SHARES[look], {p.program for p in points})

@@ -25,6 +25,7 @@
 #define MODE_BIG_LINE 12    // a 300 MiB result line
 #define MODE_LIST_CRASH 13  // dies at start when listed (a broken program: pitot run runs the others)
 #define MODE_JITTER 14      // each process draws its own cost: two sides never read exactly alike
+#define MODE_MARKED 15      // twice the work where a file named "slower" lies beside the program
 
 namespace {
 
@@ -84,6 +85,17 @@ void misbehave() {
 #endif
 }
 
+#if DRIVER_TEST_MODE == MODE_MARKED
+// A head build made slower without a second build: the same program, copied beside a marker.
+bool marked_slower() {
+  char path[4096];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0) return false;
+  const std::string exe(path, static_cast<std::size_t>(n));
+  return access((exe.substr(0, exe.rfind('/') + 1) + "slower").c_str(), F_OK) == 0;
+}
+#endif
+
 void work(pitot::State& state) {
   const auto i = state.get_int("i");
 #if DRIVER_TEST_MODE == MODE_SPAM
@@ -97,6 +109,12 @@ void work(pitot::State& state) {
   // A cost drawn once per process, so that no two processes' medians coincide even where the
   // clock is coarse (a trivial body reads the same 0.6 ns everywhere on some machines).
   static const int spins = 1000 + static_cast<int>(std::random_device{}() % 1000);
+  state.exec([] {
+    volatile int x = 0;
+    for (int k = 0; k < spins; ++k) x = x + 1;
+  });
+#elif DRIVER_TEST_MODE == MODE_MARKED
+  static const int spins = marked_slower() ? 200000 : 100000;
   state.exec([] {
     volatile int x = 0;
     for (int k = 0; k < spins; ++k) x = x + 1;

@@ -2,7 +2,7 @@
 """What a run costs, said before it is spent (src/driver/run/costs.hpp, src/driver/ab/plan.hpp).
 
 usage: test_costs.py CASE PITOT PROGRAMS_DIR
-CASE: estimate | budget | corrupt | nothing | lean | interrupted
+CASE: estimate | budget | corrupt | nothing | lean | per_clock | interrupted | confirm
 Each case has its own cost file (XDG_CACHE_HOME in a temporary folder). The points are the
 trivial ones of drv_ok, each made to cost a known time: --min-time and --max-time 0.2 s of
 sampling, so a process's wall is about 5 x 0.2 s whatever the machine's load.
@@ -229,9 +229,29 @@ def case_interrupted():
     check(not any("ran out" in n for n in notes), f"no budget ran out: {notes}")
 
 
+def case_confirm():
+    """A point called slower is run again for the next look and called slower there too, on its new
+    processes: not judged again on the same ones (ab/schedule.hpp, Kept). drv_marked does twice the
+    work where a file named "slower" lies beside it: the head side."""
+    d = workdir()
+    for side in ("base", "head"):
+        os.makedirs(os.path.join(d, side))
+        shutil.copy(prog("marked"), os.path.join(d, side))
+    open(os.path.join(d, "head", "slower"), "w").close()
+    r = pitot(["ab", "base", "head", "--processes", "2", "--max-processes", "4", "--threshold", "10%", "--warmup", "0",
+               "--min-samples", "5", "--min-time", "0.02", "--max-time", "0.05", "--json"], d)
+    check(r.returncode == 1, f"ab of a head twice as slow exits 1 ({r.returncode}: {r.stderr[-300:]})")
+    points = json.loads(r.stdout or "{}").get("points", [])
+    check(len(points) == 5, f"drv_marked's 5 points compared: {r.stdout[-500:]}")
+    for p in points:
+        check(p.get("verdict") == "slower" and p["base"].get("processes") == 4 and p["head"].get("processes") == 4,
+              f"{p.get('name')}: slower, confirmed on 4 processes a side (looks at 2 and 4): {p.get('verdict')}, "
+              f"{p['base'].get('processes')} + {p['head'].get('processes')}")
+
+
 if __name__ == "__main__":
     {"estimate": case_estimate, "budget": case_budget, "corrupt": case_corrupt, "nothing": case_nothing,
-     "lean": case_lean, "per_clock": case_per_clock, "interrupted": case_interrupted}[sys.argv[1]]()
+     "lean": case_lean, "per_clock": case_per_clock, "interrupted": case_interrupted, "confirm": case_confirm}[sys.argv[1]]()
     if failures:
         print(f"{len(failures)} check(s) failed", flush=True)
         sys.exit(1)

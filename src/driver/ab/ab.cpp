@@ -1,6 +1,6 @@
 // pitot ab BASE HEAD: two builds measured on one machine, their processes alternated (ABBA...),
-// and more processes only for the points still undecided, until each is slower, faster or
-// unchanged or the budget is spent. The wing that composes the two others: run's steps start the
+// and more processes only for the points still undecided (and a change's next look, to confirm
+// it), until each is slower, faster or unchanged or the budget is spent. The wing that composes the two others: run's steps start the
 // programs and record the results, compare's statistics decide. docs/compare.md, "pitot ab".
 #include <algorithm>
 #include <chrono>
@@ -206,7 +206,7 @@ Outcome run_looks(Side& base, Side& head, const Shared& shared, const std::vecto
                   const compare::MethodOptions& method, const AbOptions& a, const std::function<double()>& elapsed,
                   run::CostMeter& costs) {
   std::vector<std::set<std::string>> undecided = shared.points;
-  std::map<std::string, compare::Row> unchanged;  // by key: the rows of the looks that called them unchanged
+  Kept kept;  // the calls kept from look to look (ab/schedule.hpp)
   const auto point_of = points_by_key(base, shared);
   const std::vector<double> shares = look_shares(looks.size());
   Outcome out;
@@ -233,10 +233,11 @@ Outcome run_looks(Side& base, Side& head, const Shared& shared, const std::vecto
     compare::MethodOptions this_look = method;
     this_look.look_share = shares[look];
     out.report = compare::compare_pitot(results_of(base, "base " + a.base), results_of(head, "head " + a.head), this_look);
-    keep_unchanged(out.report, unchanged);
+    keep_verdicts(out.report, kept, !interrupted());
+    // The next step runs the points still undecided and the changes this look called first.
     for (auto& names : undecided) names.clear();
     for (const auto& row : out.report.rows)
-      if (row.comparison.verdict == compare::Verdict::Inconclusive)
+      if (row.comparison.verdict == compare::Verdict::Inconclusive || kept.to_confirm.count(row.base.key) > 0)
         if (auto it = point_of.find(row.base.key); it != point_of.end())
           undecided[it->second.first].insert(it->second.second);
     if (undecided_count() == 0 || interrupted()) break;

@@ -23,11 +23,27 @@ std::vector<double> look_shares(std::size_t looks) {
   return shares;
 }
 
-void keep_unchanged(compare::Report& report, std::map<std::string, compare::Row>& unchanged) {
+void keep_verdicts(compare::Report& report, Kept& kept, bool complete) {
+  std::map<std::string, compare::Row> called;  // changes this look calls that are not yet confirmed
   for (auto& row : report.rows) {
-    if (auto it = unchanged.find(row.base.key); it != unchanged.end()) row = it->second;
-    else if (row.comparison.verdict == compare::Verdict::Unchanged) unchanged.emplace(row.base.key, row);
+    const std::string& key = row.base.key;
+    if (auto it = kept.decided.find(key); it != kept.decided.end()) {
+      row = it->second;
+      continue;
+    }
+    const auto pending = kept.to_confirm.find(key);
+    if (!complete) {
+      if (pending != kept.to_confirm.end()) row = pending->second;  // its confirming step did not finish
+      continue;
+    }
+    const compare::Verdict v = row.comparison.verdict;
+    if (v == compare::Verdict::Unchanged ||
+        (compare::is_change(v) && pending != kept.to_confirm.end() && pending->second.comparison.verdict == v))
+      kept.decided.emplace(key, row);
+    else if (compare::is_change(v))
+      called.emplace(key, row);
   }
+  if (complete) kept.to_confirm = std::move(called);
   compare::sort_rows(report.rows);
   report.state = compare::check_state(report.rows);
 }

@@ -31,16 +31,28 @@ constexpr double kFirstLookShare = 0.5;
 // with each look's share of the error rates (tests/compare/test_sequential.cpp, FirstLookOfTwo).
 constexpr int kFirstLook = 2;
 
+// The verdicts ab keeps from look to look, by point key: each look's report is built afresh from
+// every process, and keep_verdicts puts these rows back into it.
+//
 // A point called unchanged keeps that verdict: a later look has a smaller share of the error
 // rates, so on the same processes its interval is wider and it would reopen the point (in the
 // fifth whole-suite ab, on an H100, 190 points called unchanged at the first look were reopened
 // at the second; replayed with this rule the same processes leave 553 of 1,000 unchanged, not
-// 373). A point called slower or faster is looked at again at every later look, and run again
-// when a look no longer confirms it: a change must hold up to the last look it gets (in that
-// replay one GEMM read 2.1% slower per clock from two processes a side, and not from four).
-// Both error rates still hold: each is at most the sum of the looks' shares. `unchanged` keeps
-// those rows by key; they are put back into every later report.
-void keep_unchanged(compare::Report& report, std::map<std::string, compare::Row>& unchanged);
+// 373). A point called slower or faster is run again for the next look and kept when that look,
+// with its new processes, calls it the same way: a change must hold up on new evidence (in that
+// replay one GEMM read 2.1% slower per clock from two processes a side, and not from four). Where
+// the looks end, or the run stops before the confirming look, the last call stands. (Until the
+// sixth whole-suite run a change was instead judged again on the same processes at the smaller
+// share, which took back a real 1.35% slowdown for no new evidence.) Both error rates still hold:
+// each is at most the sum of the looks' shares, and confirming can only take a call back.
+struct Kept {
+  std::map<std::string, compare::Row> decided;     // unchanged, or a change called at two looks in a row
+  std::map<std::string, compare::Row> to_confirm;  // a change called at the last look, run again for the next
+};
+// After a look: the kept rows put back, and this look's calls kept. `complete`: the step before the
+// look ran all its processes; when it was interrupted, a change awaiting confirmation keeps the
+// row of the look that called it.
+void keep_verdicts(compare::Report& report, Kept& kept, bool complete);
 
 // The smallest change (percent) a point could have called, about half the time, with the interval
 // it reached: the larger of the threshold and the half-width plus half the threshold. NaN when it
