@@ -2,7 +2,7 @@
 """What a run costs, said before it is spent (src/driver/run/costs.hpp, src/driver/ab/plan.hpp).
 
 usage: test_costs.py CASE PITOT PROGRAMS_DIR
-CASE: estimate | budget | corrupt | nothing | lean | per_clock | interrupted | confirm
+CASE: estimate | budget | corrupt | nothing | lean | per_clock | interrupted | confirm | one_sample
 Each case has its own cost file (XDG_CACHE_HOME in a temporary folder). The points are the
 trivial ones of drv_ok, each made to cost a known time: --min-time and --max-time 0.2 s of
 sampling, so a process's wall is about 5 x 0.2 s whatever the machine's load.
@@ -249,9 +249,33 @@ def case_confirm():
               f"{p['base'].get('processes')} + {p['head'].get('processes')}")
 
 
+def case_one_sample():
+    """A point that gives one sample a process (its one sample outlasting --max-time) is judged
+    from its processes, not held back by compare's floor of 5 samples a side: 4 processes a side of
+    one sample each, a head twice as slow."""
+    d = workdir()
+    for side in ("base", "head"):
+        os.makedirs(os.path.join(d, side))
+        shutil.copy(prog("marked"), os.path.join(d, side))
+    open(os.path.join(d, "head", "slower"), "w").close()
+    r = pitot(["ab", "base", "head", "--processes", "4", "--max-processes", "4", "--threshold", "10%", "--warmup", "0",
+               "--min-samples", "2", "--max-samples", "1", "--min-time", "0", "--max-time", "0.05", "--json"], d)
+    points = json.loads(r.stdout or "{}").get("points", [])
+    check(r.returncode == 1 and len(points) == 5, f"ab of a head twice as slow, one sample a process: exit 1 over 5 "
+          f"points ({r.returncode}: {r.stderr[-300:]})")
+    notes = [p.get("note") or "" for p in points]
+    check(not any("too few samples" in n for n in notes), f"no point held back for want of samples: {notes}")
+    verdicts = [p.get("verdict") for p in points]
+    # One sample a process on a shared CPU can catch a preemption and widen one point's interval:
+    # most, not all, must be called.
+    check(verdicts.count("slower") >= 3 and not {"unchanged", "faster"} & set(verdicts),
+          f"most points slower, none unchanged or faster: {verdicts}")
+
+
 if __name__ == "__main__":
     {"estimate": case_estimate, "budget": case_budget, "corrupt": case_corrupt, "nothing": case_nothing,
-     "lean": case_lean, "per_clock": case_per_clock, "interrupted": case_interrupted, "confirm": case_confirm}[sys.argv[1]]()
+     "lean": case_lean, "per_clock": case_per_clock, "interrupted": case_interrupted, "confirm": case_confirm,
+     "one_sample": case_one_sample}[sys.argv[1]]()
     if failures:
         print(f"{len(failures)} check(s) failed", flush=True)
         sys.exit(1)

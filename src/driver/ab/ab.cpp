@@ -153,6 +153,11 @@ compare::MethodOptions checked_method(const AbOptions& a) {
   method.confidence = a.confidence;
   method.pool_noise = !a.no_pooling;
   method.per_clock = !a.by_time;
+  // ab's verdicts rest on the processes' medians, at least 2 a side at any look, so one sample a
+  // process is enough: compare's floor of 5 samples a side kept a point whose one sample outlasts
+  // the lean --max-time (a GEMM of 10 ms or more) undecided until the third look (63 of 1,000 at
+  // the first look of the sixth whole-suite run; docs/results/whole-suite-ab.md).
+  method.min_samples = 2;
   compare::check_confidence(method);
   if (a.max_processes < a.first_processes)
     throw InputError(fmt::format("--max-processes {} is below --processes {}", a.max_processes, a.first_processes));
