@@ -25,7 +25,7 @@
 #define MODE_BIG_LINE 12    // a 300 MiB result line
 #define MODE_LIST_CRASH 13  // dies at start when listed (a broken program: pitot run runs the others)
 #define MODE_JITTER 14      // each process draws its own cost: two sides never read exactly alike
-#define MODE_MARKED 15      // twice the work where a file named "slower" lies beside the program
+#define MODE_MARKED 15      // twice the work beside a file "slower"; a first process slow beside "cold"
 
 namespace {
 
@@ -86,14 +86,16 @@ void misbehave() {
 }
 
 #if DRIVER_TEST_MODE == MODE_MARKED
-// A head build made slower without a second build: the same program, copied beside a marker.
-bool marked_slower() {
+// A file beside the program: the same program, copied beside a marker, stands for another build
+// ("slower") or a machine whose first process builds a cache ("cold", removed by that process).
+std::string beside(const char* name) {
   char path[4096];
   const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-  if (n <= 0) return false;
+  if (n <= 0) return "";
   const std::string exe(path, static_cast<std::size_t>(n));
-  return access((exe.substr(0, exe.rfind('/') + 1) + "slower").c_str(), F_OK) == 0;
+  return exe.substr(0, exe.rfind('/') + 1) + name;
 }
+bool marked_slower() { return access(beside("slower").c_str(), F_OK) == 0; }
 #endif
 
 void work(pitot::State& state) {
@@ -114,6 +116,7 @@ void work(pitot::State& state) {
     for (int k = 0; k < spins; ++k) x = x + 1;
   });
 #elif DRIVER_TEST_MODE == MODE_MARKED
+  if (i == 0 && unlink(beside("cold").c_str()) == 0) std::this_thread::sleep_for(std::chrono::seconds(3));
   static const int spins = marked_slower() ? 200000 : 100000;
   state.exec([] {
     volatile int x = 0;

@@ -2,7 +2,7 @@
 """What a run costs, said before it is spent (src/driver/run/costs.hpp, src/driver/ab/plan.hpp).
 
 usage: test_costs.py CASE PITOT PROGRAMS_DIR
-CASE: estimate | budget | corrupt | nothing | lean | per_clock | interrupted | confirm | one_sample
+CASE: estimate | budget | corrupt | nothing | lean | per_clock | interrupted | confirm | one_sample | warm
 Each case has its own cost file (XDG_CACHE_HOME in a temporary folder). The points are the
 trivial ones of drv_ok, each made to cost a known time: --min-time and --max-time 0.2 s of
 sampling, so a process's wall is about 5 x 0.2 s whatever the machine's load.
@@ -82,6 +82,24 @@ def case_estimate():
     # Other knobs: other costs; the history of these does not stand for them.
     r = pitot(["run", prog("ok"), "--no-asv", "--estimate", "--max-time", "0.3"], d)
     check("not history" in r.stdout, f"other knobs fall back to the floor: {r.stdout}")
+
+
+def case_warm():
+    """A first process that pays once what later ones do not (drv_marked beside "cold" sleeps 3 s at
+    its first point, as a fresh machine compiles cuDNN's plans): the estimate is the warm cost."""
+    d = workdir()
+    os.makedirs(os.path.join(d, "bin"))
+    shutil.copy(prog("marked"), os.path.join(d, "bin"))
+    open(os.path.join(d, "bin", "cold"), "w").close()
+    run = ["run", os.path.join(d, "bin", "drv_marked"), "--no-asv", "--processes", "3", "--progress", "none"] + FIXED
+    first = pitot(run, d)
+    check(first.returncode == 0 and not os.path.exists(os.path.join(d, "bin", "cold")),
+          f"the first run exits 0, its first process the cold one ({first.stderr})")
+    estimate = estimated_seconds(pitot(run + ["--estimate"], d).stdout)
+    second = pitot(run, d)
+    print(f"first run {first.wall:.2f} s, estimate {estimate:.2f} s, second run {second.wall:.2f} s", flush=True)
+    check(second.returncode == 0 and abs(estimate - second.wall) <= 0.25 * second.wall,
+          f"estimate {estimate:.2f} s within 25% of the warm run's wall {second.wall:.2f} s (the first: {first.wall:.2f})")
 
 
 def ab(d, budget, first, extra=()):
@@ -275,7 +293,7 @@ def case_one_sample():
 if __name__ == "__main__":
     {"estimate": case_estimate, "budget": case_budget, "corrupt": case_corrupt, "nothing": case_nothing,
      "lean": case_lean, "per_clock": case_per_clock, "interrupted": case_interrupted, "confirm": case_confirm,
-     "one_sample": case_one_sample}[sys.argv[1]]()
+     "one_sample": case_one_sample, "warm": case_warm}[sys.argv[1]]()
     if failures:
         print(f"{len(failures)} check(s) failed", flush=True)
         sys.exit(1)

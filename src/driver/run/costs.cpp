@@ -138,15 +138,16 @@ void CostMeter::run(const RunnerSettings& settings, const ProgramInfo& program,
   for (const auto& [name, d] : metered.durations_) total += std::max(0.0, d);
   const std::string path = identity(program.ref.path);
   const std::lock_guard lock(mutex_);
-  Sums& s = measured_[path + "\n" + program.program];
+  Least& s = measured_[path + "\n" + program.program];
   s.program = program.program;
   s.path = path;
-  s.process_seconds += std::max(0.0, wall - span);
-  ++s.processes;
+  const double beyond = std::max(0.0, wall - span);
+  s.process_seconds = s.process_seconds < 0 ? beyond : std::min(s.process_seconds, beyond);
   for (const auto& [name, d] : metered.durations_) {
-    auto& [seconds, count] = s.points[name];
-    seconds += total > 0 ? span * std::max(0.0, d) / total : span / static_cast<double>(metered.durations_.size());
-    ++count;
+    const double seconds =
+        total > 0 ? span * std::max(0.0, d) / total : span / static_cast<double>(metered.durations_.size());
+    auto [it, fresh] = s.points.emplace(name, seconds);
+    if (!fresh) it->second = std::min(it->second, seconds);
   }
 }
 
@@ -164,8 +165,8 @@ std::string CostMeter::save() {
       });
       if (it == book.entries_.end()) it = book.entries_.insert(book.entries_.end(), CostBook::Entry{s.program, s.path, knobs_, 0, {}});
       it->updated = now;
-      it->cost.process_seconds = s.process_seconds / s.processes;
-      for (const auto& [name, sum] : s.points) it->cost.points[name] = sum.first / sum.second;
+      it->cost.process_seconds = s.process_seconds;
+      for (const auto& [name, seconds] : s.points) it->cost.points[name] = seconds;
     }
     std::sort(book.entries_.begin(), book.entries_.end(),
               [](const CostBook::Entry& a, const CostBook::Entry& b) { return a.updated > b.updated; });

@@ -66,16 +66,18 @@ class CostMeter {
   std::string save();
 
  private:
-  struct Sums {
+  // The least over the command's processes: a program's first process on a machine can pay once
+  // what the later ones do not (cuDNN compiling attention's plans, 54 s a process against 22.5 s in
+  // the sixth whole-suite ab on an H100), and the next run's estimate was a third too high from it.
+  struct Least {
     std::string program, path;
-    double process_seconds = 0;
-    int processes = 0;
-    std::map<std::string, std::pair<double, int>> points;  // seconds summed, processes
+    double process_seconds = -1;          // -1: none measured yet
+    std::map<std::string, double> points;  // the wall seconds of each point, least over processes
   };
   std::filesystem::path path_;
   std::string knobs_;
   std::mutex mutex_;
-  std::map<std::string, Sums> measured_;  // by canonical path
+  std::map<std::string, Least> measured_;  // by canonical path
 };
 
 }  // namespace pitot::driver::run
