@@ -99,7 +99,8 @@ def case_warm():
     second = pitot(run, d)
     print(f"first run {first.wall:.2f} s, estimate {estimate:.2f} s, second run {second.wall:.2f} s", flush=True)
     check(second.returncode == 0 and abs(estimate - second.wall) <= 0.25 * second.wall,
-          f"estimate {estimate:.2f} s within 25% of the warm run's wall {second.wall:.2f} s (the first: {first.wall:.2f})")
+          f"estimate {estimate:.2f} s within 25% of the warm run's wall {second.wall:.2f} s "
+          f"(the first: {first.wall:.2f})")
 
 
 def ab(d, budget, first, extra=()):

@@ -1,7 +1,8 @@
 // pitot ab BASE HEAD: two builds measured on one machine, their processes alternated (ABBA...),
-// and more processes only for the points still undecided (and a change's next look, to confirm
-// it), until each is slower, faster or unchanged or the budget is spent. The wing that composes the two others: run's steps start the
-// programs and record the results, compare's statistics decide. docs/compare.md, "pitot ab".
+// and more processes only for the points still undecided (and for a change's next look, to
+// confirm it), until each is slower, faster or unchanged or the budget is spent. The wing that
+// composes the two others: run's steps start the programs and record the results, compare's
+// statistics decide. docs/compare.md, "pitot ab".
 #include <algorithm>
 #include <chrono>
 #include <cmath>
