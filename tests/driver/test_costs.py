@@ -266,6 +266,15 @@ def case_confirm():
         check(p.get("verdict") == "slower" and p["base"].get("processes") == 4 and p["head"].get("processes") == 4,
               f"{p.get('name')}: slower, confirmed on 4 processes a side (looks at 2 and 4): {p.get('verdict')}, "
               f"{p['base'].get('processes')} + {p['head'].get('processes')}")
+        check("not yet confirmed" not in (p.get("note") or ""), f"{p.get('name')}: confirmed: {p.get('note')}")
+    # One look only: the calls stand, and say they were not confirmed.
+    r = pitot(["ab", "base", "head", "--processes", "2", "--max-processes", "2", "--threshold", "10%", "--warmup", "0",
+               "--min-samples", "5", "--min-time", "0.02", "--max-time", "0.05", "--json"], d)
+    slower = [p for p in json.loads(r.stdout or "{}").get("points", []) if p.get("verdict") == "slower"]
+    check(r.returncode == 1 and slower, f"one look: slower points, exit 1 ({r.returncode}: {r.stderr[-300:]})")
+    for p in slower:
+        check("called at the last look (2+2 processes), not yet confirmed on new ones: the process budget"
+              in (p.get("note") or ""), f"{p.get('name')}: says it was not confirmed: {p.get('note')}")
 
 
 def case_one_sample():

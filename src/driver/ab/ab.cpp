@@ -206,6 +206,7 @@ struct Outcome {
   compare::Report report;
   int done = 0;  // processes a side
   bool out_of_budget = false;
+  std::set<std::string> unconfirmed;  // keys of the changes called at the last look only
 };
 
 Outcome run_looks(Side& base, Side& head, const Shared& shared, const std::vector<int>& looks,
@@ -259,6 +260,7 @@ Outcome run_looks(Side& base, Side& head, const Shared& shared, const std::vecto
       }
     }
   }
+  for (const auto& [key, row] : kept.to_confirm) out.unconfirmed.insert(key);
   return out;
 }
 
@@ -270,9 +272,12 @@ int report_outcome(Side& base, Side& head, Outcome& out, const compare::MethodOp
                                               : fmt::format("the process budget (--max-processes {}) ran out",
                                                             a.max_processes);
   const std::string summary = undecided_summary(out.report, why);
-  for (auto& row : out.report.rows)
+  for (auto& row : out.report.rows) {
     if (row.comparison.verdict == compare::Verdict::Inconclusive)
       row.comparison.note = undecided_note(row.comparison, method, why);
+    else if (out.unconfirmed.count(row.base.key) > 0)
+      row.comparison.note = unconfirmed_note(row.comparison, why);
+  }
   if (!a.json_dir.empty()) {
     fs::create_directories(a.json_dir);
     for (Side* s : {&base, &head}) {

@@ -66,4 +66,9 @@ std::string undecided_note(const compare::Comparison& c, const compare::MethodOp
                      compare::percent_text(detectable));
 }
 
+std::string unconfirmed_note(const compare::Comparison& c, const std::string& stop) {
+  return fmt::format("called at the last look ({}+{} processes), not yet confirmed on new ones: {}{}",
+                     c.base_processes, c.head_processes, stop, c.note.empty() ? "" : "; " + c.note);
+}
+
 }  // namespace pitot::driver::ab

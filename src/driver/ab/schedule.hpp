@@ -64,4 +64,8 @@ double detectable_percent(const compare::Comparison& c, const compare::MethodOpt
 // interval it reached.
 std::string undecided_note(const compare::Comparison& c, const compare::MethodOptions& method, const std::string& stop);
 
+// The note of a change called at ab's last look only (`stop` says why there was no next look): the
+// call stands, not yet confirmed on new processes.
+std::string unconfirmed_note(const compare::Comparison& c, const std::string& stop);
+
 }  // namespace pitot::driver::ab
