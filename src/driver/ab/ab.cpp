@@ -130,7 +130,7 @@ compare::PitotSide results_of(const Side& side, const std::string& label) {
   return out;
 }
 
-// One process of one program of one side, for the points still undecided, its cost measured.
+// One process of one program of one side, for the points still to run, its cost measured.
 void run_process(Side& side, std::size_t program, const std::set<std::string>& names, run::CostMeter& costs) {
   const auto points = planned(side.programs[program], names);
   if (points.empty()) return;
@@ -212,29 +212,29 @@ struct Outcome {
 Outcome run_looks(Side& base, Side& head, const Shared& shared, const std::vector<int>& looks,
                   const compare::MethodOptions& method, const AbOptions& a, const std::function<double()>& elapsed,
                   run::CostMeter& costs) {
-  std::vector<std::set<std::string>> undecided = shared.points;
+  std::vector<std::set<std::string>> to_run = shared.points;  // by program: the points its next process runs
   Kept kept;  // the calls kept from look to look (ab/schedule.hpp)
   const auto point_of = points_by_key(base, shared);
   const std::vector<double> shares = look_shares(looks.size());
   Outcome out;
-  auto undecided_count = [&] {
+  auto to_run_count = [&] {
     std::size_t n = 0;
-    for (const auto& names : undecided) n += names.size();
+    for (const auto& names : to_run) n += names.size();
     return n;
   };
   for (std::size_t look = 0; look < looks.size(); ++look) {
     const double step_start = elapsed();
     const int step_first = out.done;
-    const std::size_t step_points = undecided_count();
+    const std::size_t step_points = to_run_count();
     for (; out.done < looks[look] && !interrupted(); ++out.done) {
       // ABBA: each side goes first in every other round, so a drift that grows through a round
       // weighs on both sides alike.
       for (std::size_t k = 0; k < shared.programs.size() && !interrupted(); ++k) {
         const auto [ib, ih] = shared.programs[k];
         Side& first = out.done % 2 == 0 ? base : head;
-        run_process(first, &first == &base ? ib : ih, undecided[k], costs);
+        run_process(first, &first == &base ? ib : ih, to_run[k], costs);
         Side& second = &first == &base ? head : base;
-        run_process(second, &second == &base ? ib : ih, undecided[k], costs);
+        run_process(second, &second == &base ? ib : ih, to_run[k], costs);
       }
     }
     compare::MethodOptions this_look = method;
@@ -242,18 +242,18 @@ Outcome run_looks(Side& base, Side& head, const Shared& shared, const std::vecto
     out.report = compare::compare_pitot(results_of(base, "base " + a.base), results_of(head, "head " + a.head), this_look);
     keep_verdicts(out.report, kept, !interrupted());
     // The next step runs the points still undecided and the changes this look called first.
-    for (auto& names : undecided) names.clear();
+    for (auto& names : to_run) names.clear();
     for (const auto& row : out.report.rows)
       if (row.comparison.verdict == compare::Verdict::Inconclusive || kept.to_confirm.count(row.base.key) > 0)
         if (auto it = point_of.find(row.base.key); it != point_of.end())
-          undecided[it->second.first].insert(it->second.second);
-    if (undecided_count() == 0 || interrupted()) break;
+          to_run[it->second.first].insert(it->second.second);
+    if (to_run_count() == 0 || interrupted()) break;
     // The next step's cost, from this one's: its rounds at this step's cost per round and point,
-    // for the points still undecided. Stop before it would pass the budget.
+    // for the points it would run. Stop before it would pass the budget.
     if (a.budget_seconds > 0 && look + 1 < looks.size() && out.done > step_first && step_points > 0) {
       const double per_round_point =
           (elapsed() - step_start) / (out.done - step_first) / static_cast<double>(step_points);
-      const double next = per_round_point * (looks[look + 1] - out.done) * static_cast<double>(undecided_count());
+      const double next = per_round_point * (looks[look + 1] - out.done) * static_cast<double>(to_run_count());
       if (elapsed() + next > a.budget_seconds) {
         out.out_of_budget = true;
         break;
