@@ -257,23 +257,28 @@ def case_confirm():
         os.makedirs(os.path.join(d, side))
         shutil.copy(prog("marked"), os.path.join(d, side))
     open(os.path.join(d, "head", "slower"), "w").close()
-    r = pitot(["ab", "base", "head", "--processes", "2", "--max-processes", "4", "--threshold", "10%", "--warmup", "0",
+    # Looks at 2, 4 and 6: a point first called at a look runs again and is confirmed at the next
+    # (on a loaded machine a point may first be called at 4, not 2; never held at its first call).
+    r = pitot(["ab", "base", "head", "--processes", "2", "--max-processes", "6", "--threshold", "10%", "--warmup", "0",
                "--min-samples", "5", "--min-time", "0.02", "--max-time", "0.05", "--json"], d)
     check(r.returncode == 1, f"ab of a head twice as slow exits 1 ({r.returncode}: {r.stderr[-300:]})")
     points = json.loads(r.stdout or "{}").get("points", [])
     check(len(points) == 5, f"drv_marked's 5 points compared: {r.stdout[-500:]}")
+    confirmed = 0
     for p in points:
-        check(p.get("verdict") == "slower" and p["base"].get("processes") == 4 and p["head"].get("processes") == 4,
-              f"{p.get('name')}: slower, confirmed on 4 processes a side (looks at 2 and 4): {p.get('verdict')}, "
-              f"{p['base'].get('processes')} + {p['head'].get('processes')}")
-        check("not yet confirmed" not in (p.get("note") or ""), f"{p.get('name')}: confirmed: {p.get('note')}")
-    # One look only: the calls stand, and say they were not confirmed.
-    r = pitot(["ab", "base", "head", "--processes", "2", "--max-processes", "2", "--threshold", "10%", "--warmup", "0",
+        n, m, note = p["base"].get("processes"), p["head"].get("processes"), p.get("note") or ""
+        check(p.get("verdict") == "slower" and n == m and n in (4, 6),
+              f"{p.get('name')}: slower, on 4 or 6 processes a side: {p.get('verdict')}, {n} + {m}")
+        check(n != 4 or "not yet confirmed" not in note, f"{p.get('name')}: confirmed at 4: {note}")
+        confirmed += "not yet confirmed" not in note
+    check(confirmed >= 1, f"some point confirmed on new processes: {[p.get('note') for p in points]}")
+    # One look only (4 a side, the whole error rate): the calls stand, and say they were not confirmed.
+    r = pitot(["ab", "base", "head", "--processes", "4", "--max-processes", "4", "--threshold", "10%", "--warmup", "0",
                "--min-samples", "5", "--min-time", "0.02", "--max-time", "0.05", "--json"], d)
     slower = [p for p in json.loads(r.stdout or "{}").get("points", []) if p.get("verdict") == "slower"]
     check(r.returncode == 1 and slower, f"one look: slower points, exit 1 ({r.returncode}: {r.stderr[-300:]})")
     for p in slower:
-        check("called at the last look (2+2 processes), not yet confirmed on new ones: the process budget"
+        check("called at the last look (4+4 processes), not yet confirmed on new ones: the process budget"
               in (p.get("note") or ""), f"{p.get('name')}: says it was not confirmed: {p.get('note')}")
 
 
