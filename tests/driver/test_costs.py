@@ -248,15 +248,21 @@ def case_interrupted():
     check(not any("ran out" in n for n in notes), f"no budget ran out: {notes}")
 
 
-def case_confirm():
-    """A point called slower is run again for the next look and called slower there too, on its new
-    processes: not judged again on the same ones (ab/schedule.hpp, Kept). drv_marked does twice the
-    work where a file named "slower" lies beside it: the head side."""
+def marked_sides():
+    """A work folder with base/ and head/ each holding drv_marked, head's beside a file "slower"
+    (twice the work): a head build made slower without a second build."""
     d = workdir()
     for side in ("base", "head"):
         os.makedirs(os.path.join(d, side))
         shutil.copy(prog("marked"), os.path.join(d, side))
     open(os.path.join(d, "head", "slower"), "w").close()
+    return d
+
+
+def case_confirm():
+    """A point called slower is run again for the next look and called slower there too, on its new
+    processes: not judged again on the same ones (ab/schedule.hpp, Kept); head twice as slow."""
+    d = marked_sides()
     # Looks at 2, 4 and 6: a point first called at a look runs again and is confirmed at the next
     # (on a loaded machine a point may first be called at 4, not 2; never held at its first call).
     r = pitot(["ab", "base", "head", "--processes", "2", "--max-processes", "6", "--threshold", "10%", "--warmup", "0",
@@ -286,11 +292,7 @@ def case_one_sample():
     """A point that gives one sample a process (its one sample outlasting --max-time) is judged
     from its processes, not held back by compare's floor of 5 samples a side: 4 processes a side of
     one sample each, a head twice as slow."""
-    d = workdir()
-    for side in ("base", "head"):
-        os.makedirs(os.path.join(d, side))
-        shutil.copy(prog("marked"), os.path.join(d, side))
-    open(os.path.join(d, "head", "slower"), "w").close()
+    d = marked_sides()
     r = pitot(["ab", "base", "head", "--processes", "4", "--max-processes", "4", "--threshold", "10%", "--warmup", "0",
                "--min-samples", "2", "--max-samples", "1", "--min-time", "0", "--max-time", "0.05", "--json"], d)
     points = json.loads(r.stdout or "{}").get("points", [])

@@ -206,17 +206,17 @@ struct Outcome {
   compare::Report report;
   int done = 0;  // processes a side
   bool out_of_budget = false;
-  std::set<std::string> unconfirmed;  // keys of the changes called at the last look only
+  Kept kept;  // the calls kept from look to look (ab/schedule.hpp); to_confirm at the end: unconfirmed
 };
 
 Outcome run_looks(Side& base, Side& head, const Shared& shared, const std::vector<int>& looks,
                   const compare::MethodOptions& method, const AbOptions& a, const std::function<double()>& elapsed,
                   run::CostMeter& costs) {
   std::vector<std::set<std::string>> to_run = shared.points;  // by program: the points its next process runs
-  Kept kept;  // the calls kept from look to look (ab/schedule.hpp)
   const auto point_of = points_by_key(base, shared);
   const std::vector<double> shares = look_shares(looks.size());
   Outcome out;
+  Kept& kept = out.kept;
   auto to_run_count = [&] {
     std::size_t n = 0;
     for (const auto& names : to_run) n += names.size();
@@ -260,7 +260,6 @@ Outcome run_looks(Side& base, Side& head, const Shared& shared, const std::vecto
       }
     }
   }
-  for (const auto& [key, row] : kept.to_confirm) out.unconfirmed.insert(key);
   return out;
 }
 
@@ -275,7 +274,7 @@ int report_outcome(Side& base, Side& head, Outcome& out, const compare::MethodOp
   for (auto& row : out.report.rows) {
     if (row.comparison.verdict == compare::Verdict::Inconclusive)
       row.comparison.note = undecided_note(row.comparison, method, why);
-    else if (out.unconfirmed.count(row.base.key) > 0)
+    else if (out.kept.to_confirm.count(row.base.key) > 0)
       row.comparison.note = unconfirmed_note(row.comparison, why);
   }
   if (!a.json_dir.empty()) {

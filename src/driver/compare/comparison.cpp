@@ -65,7 +65,6 @@ std::string elasticity_group(const Row& row) { return row.base.benchmark + '\n' 
 // for memory-bound kernels, and at it the GEMMs' spread between processes was 0.26-0.28% against
 // 0.45-0.58% at 1 (docs/results/whole-suite-ab.md, "The clock's share of the time, fitted"). Too
 // few processes to fit: 1.
-
 std::map<std::string, double> clock_elasticities(const std::vector<Row>& rows) {
   struct Sums {
     double tc = 0, cc = 0;

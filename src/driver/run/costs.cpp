@@ -141,8 +141,7 @@ void CostMeter::run(const RunnerSettings& settings, const ProgramInfo& program,
   Least& s = measured_[path + "\n" + program.program];
   s.program = program.program;
   s.path = path;
-  const double beyond = std::max(0.0, wall - span);
-  s.process_seconds = s.process_seconds < 0 ? beyond : std::min(s.process_seconds, beyond);
+  s.process_seconds = std::min(s.process_seconds, std::max(0.0, wall - span));
   for (const auto& [name, d] : metered.durations_) {
     const double seconds =
         total > 0 ? span * std::max(0.0, d) / total : span / static_cast<double>(metered.durations_.size());

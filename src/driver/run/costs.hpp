@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <string>
@@ -71,7 +72,7 @@ class CostMeter {
   // the sixth whole-suite ab on an H100), and the next run's estimate was a third too high from it.
   struct Least {
     std::string program, path;
-    double process_seconds = -1;           // -1: none measured yet
+    double process_seconds = std::numeric_limits<double>::infinity();
     std::map<std::string, double> points;  // the wall seconds of each point, least over processes
   };
   std::filesystem::path path_;
