@@ -127,12 +127,10 @@ std::unique_ptr<DeviceKit> make_kit(int device) {
 SampleSize size_sample(const DeviceKit& any_kit, Mode mode, double min_sample_seconds, int graph_launches,
                        const HotSeconds& hot_seconds) {
   const CudaKit& kit = cuda_kit(any_kit);
-  const double target = min_sample_seconds > 0 ? min_sample_seconds : kDefaultSampleSeconds;
-  // A batch holds a second launch from target / 3 a launch down (launches_for rounds): 2 x target
-  // is six times that.
-  const double one = hot_seconds(1, 2 * target);
+  const double one = hot_seconds(1);
   SampleSize size;
   size.batches = kBatchesPerSample;
+  const double target = min_sample_seconds > 0 ? min_sample_seconds : kDefaultSampleSeconds;
   auto launches_for = [&](double per_launch, std::int64_t most) {  // per batch
     const double n = std::round(target / kBatchesPerSample / std::max(per_launch, 1e-9));
     return std::clamp<std::int64_t>(static_cast<std::int64_t>(n), 1, most);

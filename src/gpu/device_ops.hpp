@@ -7,7 +7,6 @@
 // of the kit, the DeviceBackend) are in src/gpu/backend.hpp.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -57,22 +56,8 @@ struct SampleSize {
   int batches = 1;
 };
 // Seconds of one hot launch: the shortest of three hot samples of `launches` launches (one batch
-// each), or the first alone where it reaches `enough` (least_of_three). The sampler gives it to
-// ops::size_sample, which sets `enough` six times the launch time at which a sample would hold a
-// second launch.
-using HotSeconds = std::function<double(std::int64_t launches, double enough)>;
-
-// The shortest of three calls of `read`, or the first alone where it reaches `enough`. The first
-// hot sample after the code has loaded can still read high, hence three; but a launch already past
-// `enough` sizes the sample at one launch unless the other reads were six times faster, so the two
-// more only cost two launches (a GEMM of 10 ms or more ran three times here for nothing:
-// docs/results/whole-suite-ab.md, "Sixth run").
-inline double least_of_three(const std::function<double()>& read, double enough) {
-  const double first = read();
-  if (first >= enough) return first;
-  const double second = read();
-  return std::min({first, second, read()});
-}
+// each). The sampler gives it to ops::size_sample.
+using HotSeconds = std::function<double(std::int64_t launches)>;
 
 namespace ops {
 

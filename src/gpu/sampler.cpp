@@ -178,10 +178,12 @@ void DeviceSampler::size_sample(double min_sample_seconds) {
   // The time of one launch, hot, decides how many launches a sample holds.
   const Mode mode = mode_;
   mode_ = Mode::Hot;
-  const HotSeconds hot_seconds = [this](std::int64_t launches, double enough) {
+  const HotSeconds hot_seconds = [this](std::int64_t launches) {
     count_ = launches;
     batches_ = 1;
-    return least_of_three([this] { return sample().seconds; }, enough);
+    double one = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < 3; ++i) one = std::min(one, sample().seconds);
+    return one;
   };
   const SampleSize size = ops::size_sample(kit_, mode, min_sample_seconds, graph_launches_, hot_seconds);
   mode_ = mode;

@@ -140,13 +140,10 @@ SampleSize size_sample(const DeviceKit& any_kit, Mode mode, double min_sample_se
   // A launch of a few event steps reads coarsely, so it is timed again in a window of 50 steps.
   // A sample is one batch.
   const HipKit& kit = hip_kit(any_kit);
-  const double window = sample_window_seconds(min_sample_seconds, kit.event_resolution_seconds);
-  // A window holds a second launch from window / 1.5 a launch down (launches_per_window rounds):
-  // 4 x window is six times that.
-  const double enough = 4 * window;
-  double one = hot_seconds(1, enough);
+  double one = hot_seconds(1);
   const double coarse = 50 * kit.event_resolution_seconds;
-  if (one < coarse) one = hot_seconds(launches_per_window(one, coarse, kMaxHotLaunches), enough);
+  if (one < coarse) one = hot_seconds(launches_per_window(one, coarse, kMaxHotLaunches));
+  const double window = sample_window_seconds(min_sample_seconds, kit.event_resolution_seconds);
   SampleSize size;
   switch (mode) {
     case Mode::Cold:

@@ -1,8 +1,6 @@
 // CUDA backend checks that need no GPU: names, versions, error messages, registration.
 #include <gtest/gtest.h>
 
-#include <vector>
-
 #include <pitot/benchmark.hpp>
 #include <pitot/cuda.hpp>
 
@@ -134,25 +132,4 @@ TEST(Backend, FactsMatchTheMachine) {
     EXPECT_GT(facts["gpu_sm_count"].get<int>(), 0);
     EXPECT_EQ(name, pc::machine_name_from_product(facts["gpu"].get<std::string>()));
   }
-}
-
-// The hot time that sizes a sample: the least of three reads, or the first alone where it already
-// reaches the time past which the size no longer depends on it.
-TEST(SampleSize, LeastOfThreeStopsOnlyPastEnough) {
-  std::vector<double> reads;
-  auto reader = [&](std::vector<double> values) {
-    reads.clear();
-    return [&reads, values] {
-      reads.push_back(values.at(reads.size()));
-      return reads.back();
-    };
-  };
-  EXPECT_EQ(pc::least_of_three(reader({3e-6, 2e-6, 2.5e-6}), 2e-3), 2e-6);  // a short kernel: three reads
-  EXPECT_EQ(reads.size(), 3u);
-  EXPECT_EQ(pc::least_of_three(reader({27e-3, 26e-3, 26.5e-3}), 2e-3), 27e-3);  // a 27 ms GEMM: one
-  EXPECT_EQ(reads.size(), 1u);
-  EXPECT_EQ(pc::least_of_three(reader({1.9e-3, 2.5e-3, 1.5e-3}), 2e-3), 1.5e-3);  // just short of it: three
-  EXPECT_EQ(reads.size(), 3u);
-  EXPECT_EQ(pc::least_of_three(reader({2e-3, 1e-3, 1e-3}), 2e-3), 2e-3);  // at it: one
-  EXPECT_EQ(reads.size(), 1u);
 }
