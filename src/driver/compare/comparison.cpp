@@ -58,6 +58,22 @@ Compared compared_on(const Row& row, const MethodOptions& options, double elasti
 // The points whose processes one elasticity is fitted to: a benchmark, in one unit.
 std::string elasticity_group(const Row& row) { return row.base.benchmark + '\n' + row.base.unit; }
 
+// A point's own elasticity, fitted on its samples within their processes (base and head together:
+// the deviations from each process's means, so no change between the sides enters it): the slope
+// of log time on log clock and its sampling variance. None (NaN) with fewer than kMinElasticityDf
+// deviations or a clock that did not move.
+struct OwnFit {
+  double slope = kNaN, variance = kNaN;
+};
+OwnFit own_fit(const Row& row) {
+  const PointData::ClockSums &b = row.base.within_clock, &h = row.head.within_clock;
+  const double tt = b.tt + h.tt, tc = b.tc + h.tc, cc = b.cc + h.cc;
+  const int df = b.df + h.df;
+  if (df < kMinElasticityDf || !(cc > 0)) return {};
+  const double residual = std::max(tt - tc * tc / cc, 0.0) / (df - 1);
+  return {-tc / cc, residual / cc};
+}
+
 // The elasticity of each benchmark's time to the SM clock, for --per-clock: log process time on
 // log process clock, by least squares on the deviations from each point's side means (so a change
 // between the sides cannot enter it), pooled over the benchmark's points, clamped to 0
@@ -99,9 +115,19 @@ std::map<std::string, double> clock_elasticities(const std::vector<Row>& rows) {
   return out;
 }
 
+// The point's elasticity: its own fit and its benchmark's, weighed by their precisions (the
+// benchmark's as a prior that its points sit within kElasticitySpread of it). The benchmark's
+// alone was wrong for some of its points: on an H100 the time of a small MoE GEMM stayed within
+// 0.6% over processes whose clock readings sat 0.73-0.93 of the nominal, so at the GEMMs' 0.7 its
+// spread per clock was 2-3 times its spread by time (docs/results/whole-suite-ab.md, "Seventh
+// run"). A point whose clock hardly moves within a process keeps about its benchmark's.
 double elasticity_of(const std::map<std::string, double>& elasticities, const Row& row) {
   const auto it = elasticities.find(elasticity_group(row));
-  return it == elasticities.end() ? 1.0 : it->second;
+  const double group = it == elasticities.end() ? 1.0 : it->second;
+  const OwnFit own = own_fit(row);
+  if (!std::isfinite(own.slope)) return group;
+  const double w_own = 1 / std::max(own.variance, 1e-300), w_group = 1 / (kElasticitySpread * kElasticitySpread);
+  return std::clamp((w_own * own.slope + w_group * group) / (w_own + w_group), 0.0, 1.0);
 }
 
 // Pick the strongest evidence both sides have.

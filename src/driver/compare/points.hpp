@@ -53,6 +53,13 @@ struct PointData {
   // have taken at the nominal clock), and per process the median of those and of the clock; empty
   // unless every sample has a clock reading (GPU points, pitot JSON). pitot compare --per-clock.
   std::vector<double> samples_per_clock, process_per_clock, process_clocks;
+  // How this point's time moved with the clock within its processes: sums over its samples of the
+  // deviations of log time (t) and log clock (c) from their process's means, and their degrees of
+  // freedom. --per-clock fits the point's own elasticity from them (comparison.cpp).
+  struct ClockSums {
+    double tt = 0, tc = 0, cc = 0;
+    int df = 0;
+  } within_clock;
   bool has_interval = false;
   double ci_lo = 0, ci_hi = 0;  // stored 99% interval of the median; may be infinite
   // A track beside a time point that is compared instead (a throughput, the kernel clock's busy

@@ -173,6 +173,26 @@ void per_clock(PointData& d, const PointResult& p) {
   if (d.process_medians.empty() || p.sample_process.size() != d.samples.size()) return;
   d.process_per_clock = per_process_medians(d.samples_per_clock, p.sample_process);
   d.process_clocks = per_process_medians(p.clock_ratios, p.sample_process);
+  std::map<int, std::vector<std::pair<double, double>>> by_process;  // log time and log clock
+  for (std::size_t i = 0; i < d.samples.size(); ++i)
+    by_process[p.sample_process[i]].emplace_back(std::log(d.samples[i]), std::log(p.clock_ratios[i]));
+  PointData::ClockSums s;
+  for (const auto& [process, v] : by_process) {
+    double mt = 0, mc = 0;
+    for (const auto& [t, c] : v) {
+      mt += t;
+      mc += c;
+    }
+    mt /= static_cast<double>(v.size());
+    mc /= static_cast<double>(v.size());
+    for (const auto& [t, c] : v) {
+      s.tt += (t - mt) * (t - mt);
+      s.tc += (t - mt) * (c - mc);
+      s.cc += (c - mc) * (c - mc);
+    }
+    s.df += static_cast<int>(v.size()) - 1;
+  }
+  if (std::isfinite(s.tt) && std::isfinite(s.tc) && std::isfinite(s.cc)) d.within_clock = s;  // no non-positive time
 }
 
 PointData point_data(const PointResult& p, const BenchmarkInfo* b) {
