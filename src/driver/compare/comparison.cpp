@@ -118,9 +118,9 @@ std::map<std::string, double> clock_elasticities(const std::vector<Row>& rows) {
 // The point's elasticity: its own fit and its benchmark's, weighed by their precisions (the
 // benchmark's as a prior that its points sit within kElasticitySpread of it). The benchmark's
 // alone was wrong for some of its points: on an H100 the time of a small MoE GEMM stayed within
-// 0.6% over processes whose clock readings sat 0.73-0.93 of the nominal, so at the GEMMs' 0.7 its
-// spread per clock was 2-3 times its spread by time (docs/results/whole-suite-ab.md, "Seventh
-// run"). A point whose clock hardly moves within a process keeps about its benchmark's.
+// 1.3% over processes whose clock readings sat 0.73-0.93 of the nominal, so at the GEMMs' 0.7 its
+// processes read up to 19% apart per clock (docs/results/whole-suite-ab.md, "Seventh run"). A
+// point whose clock hardly moves within a process keeps about its benchmark's.
 double elasticity_of(const std::map<std::string, double>& elasticities, const Row& row) {
   const auto it = elasticities.find(elasticity_group(row));
   const double group = it == elasticities.end() ? 1.0 : it->second;

@@ -157,7 +157,9 @@ struct NoisePrior {
 };
 inline constexpr int kMinPooledPoints = 10;  // fewer points with a spread: no prior
 inline constexpr double kMaxPriorDf = 50;    // the prior never outweighs this many degrees of freedom
-inline constexpr int kMinElasticityDf = 16;  // --per-clock: fewer process deviations, time x clock (1)
+// --per-clock: fewer deviations than this (a benchmark's processes, or a point's samples within
+// theirs), no fit (the benchmark: time x clock, 1; the point: its benchmark's).
+inline constexpr int kMinElasticityDf = 16;
 // --per-clock: how far a point's elasticity may sit from its benchmark's, a priori. On the
 // whole-suite runs of an H100, 0.1, 0.25 and 0.5 decided within 1% of each other.
 inline constexpr double kElasticitySpread = 0.25;

@@ -192,7 +192,8 @@ void per_clock(PointData& d, const PointResult& p) {
     }
     s.df += static_cast<int>(v.size()) - 1;
   }
-  if (std::isfinite(s.tt) && std::isfinite(s.tc) && std::isfinite(s.cc)) d.within_clock = s;  // no non-positive time
+  // A time or clock of 0 has no log: no own fit then (the benchmark's elasticity stands).
+  if (std::isfinite(s.tt) && std::isfinite(s.tc) && std::isfinite(s.cc)) d.within_clock = s;
 }
 
 PointData point_data(const PointResult& p, const BenchmarkInfo* b) {
