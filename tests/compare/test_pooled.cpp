@@ -1,4 +1,4 @@
-// The process spread pooled over a program's points (driver/compare/stats/pooled.cpp): the prior
+// The process spread pooled over a benchmark's or a program's points (driver/compare/stats/pooled.cpp): the prior
 // fitted to many points' variances recovers what they were drawn from, and pitot ab's looks with
 // the pooled spread keep the stated error rates on a suite whose points differ in noise (quiet
 // and noisy mixed, as the H100/H200 suites are) while deciding more points at the first look.
@@ -6,9 +6,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "driver/ab/schedule.hpp"
+#include "driver/compare/comparison.hpp"
+#include "driver/compare/sources.hpp"
 #include "driver/compare/stats.hpp"
 #include "noise.hpp"
 
@@ -143,6 +148,53 @@ TEST(Pooled, AbLooksKeepTheirErrorRatesAndDecideSooner) {
   EXPECT_GT(same[1].decided_first, same[0].decided_first * 1.2) << "pooling decides more points at the first look";
   EXPECT_GE(same[1].unchanged, same[0].unchanged);
   EXPECT_GE(twice[1].slower, twice[0].slower - total / 1000) << "pooling finds the 2% changes as often (within 0.1%)";
+}
+
+// pitot JSON rows of `points` points of one benchmark of bench_mix, 2 processes, each process
+// `offset` apart (log-normal) and its 10 samples 0.05% apart.
+std::vector<std::string> mixed_rows(Noise& noise, const std::string& benchmark, int points, double offset) {
+  std::vector<std::string> rows;
+  for (int k = 0; k < points; ++k) {
+    std::vector<double> samples;
+    std::vector<int> process;
+    for (int p = 0; p < 2; ++p) {
+      const double median = 1e-4 * (1 + k) * std::exp(offset * noise.normal());
+      for (int i = 0; i < 10; ++i) {
+        samples.push_back(median * std::exp(0.0005 * noise.normal()));
+        process.push_back(p);
+      }
+    }
+    rows.push_back(fmt::format(R"({{"program": "bench_mix", "benchmark": "{}", "name": "{}[n={}]", "status": "ok",
+      "unit": "seconds", "samples": [{}], "sample_process": [{}]}})",
+                               benchmark, benchmark, k, fmt::join(samples, ", "), fmt::join(process, ", ")));
+  }
+  return rows;
+}
+
+// A program's benchmarks can differ much in spread (the H100 suite's GEMMs against its MoE GEMMs);
+// pooled over the program, the quiet benchmark's points took a prior that spread widely and pooled
+// little. Each benchmark with enough points now has its own: at 2 + 2 processes most quiet points
+// (0.3% apart) are called unchanged (over the program: none), the noisy ones (4% apart) nothing.
+TEST(Pooled, EachBenchmarkWithEnoughPointsHasItsOwnPrior) {
+  Noise noise(21);
+  auto side = [&] {
+    std::vector<std::string> rows = mixed_rows(noise, "quiet", 30, 0.003);
+    for (auto& row : mixed_rows(noise, "noisy", 30, 0.04)) rows.push_back(row);
+    return fmt::format(R"({{"program": "bench_mix", "points": [{}]}})", fmt::join(rows, ", "));
+  };
+  const std::string base = side(), head = side();
+  pc::MethodOptions method;
+  method.threshold = 0.01;
+  method.look_share = 0.5;  // pitot ab's first look
+  const pc::Report r = pc::build_report(pc::pitot_json_from_text(base, "base"), pc::pitot_json_from_text(head, "head"), method);
+  int quiet_unchanged = 0, noisy_called = 0;
+  for (const auto& row : r.rows) {
+    if (row.base.benchmark == "bench_mix.quiet") quiet_unchanged += row.comparison.verdict == pc::Verdict::Unchanged;
+    else noisy_called += row.comparison.verdict != pc::Verdict::Inconclusive;
+  }
+  std::printf("quiet unchanged %d of 30\n", quiet_unchanged);
+  EXPECT_GE(quiet_unchanged, 18) << "pooled over the program: none";
+  EXPECT_EQ(noisy_called, 0);
 }
 
 }  // namespace

@@ -149,25 +149,38 @@ Comparison compare_points(const PointData& base, const PointData& head, const Co
   return compare_values(base.value, head.value);
 }
 
-// Times and times per clock spread differently: each has its own prior.
-std::string prior_key(const Row& row, const Compared& e) {
-  return pooling_group(row.base.benchmark, row.base.unit) + (e.per_clock ? "\nper clock" : "");
+// The groups whose prior a row may take, nearest first (stats/pooled.cpp). Times and times per
+// clock spread differently: each has its own.
+std::vector<std::string> prior_keys(const Row& row, const Compared& e) {
+  std::vector<std::string> keys = pooling_groups(row.base.benchmark, row.base.unit);
+  for (auto& key : keys) key += e.per_clock ? "\nper clock" : "";
+  return keys;
 }
 
-// The prior of each program's process spreads (stats/pooled.cpp), from its points compared by
-// processes; a group with too few such points gets none.
+// The prior of each benchmark's and each program's process spreads (stats/pooled.cpp), from their
+// points compared by processes; a group with too few such points gets none.
 std::map<std::string, NoisePrior> pooled_priors(const std::vector<Row>& rows, const std::vector<Compared>& compared) {
   std::map<std::string, std::vector<ProcessSpread>> spreads;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
     if (row.base.samples.empty() || row.head.samples.empty()) continue;
     const ProcessSpread s = process_spread({{}, compared[i].base.process_medians}, {{}, compared[i].head.process_medians});
-    if (s.df > 0) spreads[prior_key(row, compared[i])].push_back(s);
+    if (s.df > 0)
+      for (const auto& key : prior_keys(row, compared[i])) spreads[key].push_back(s);
   }
   std::map<std::string, NoisePrior> priors;
   for (const auto& [group, list] : spreads)
     if (NoisePrior p = fit_noise_prior(list); p.df > 0) priors[group] = p;
   return priors;
+}
+
+// A row's prior: its benchmark's where its benchmark has one, else its program's (none: {}).
+// A program's benchmarks can differ much in spread (on an H100 the GEMMs' against the MoE
+// GEMMs'), and its prior then spreads widely (d0 of 1-4), pooling little.
+NoisePrior prior_of(const std::map<std::string, NoisePrior>& priors, const Row& row, const Compared& e) {
+  for (const auto& key : prior_keys(row, e))
+    if (const auto it = priors.find(key); it != priors.end()) return it->second;
+  return {};
 }
 
 int severity(Verdict v) {
@@ -277,9 +290,8 @@ Report build_report(const ResultSet& base, const ResultSet& head, const MethodOp
   const auto priors = options.pool_noise ? pooled_priors(r.rows, compared) : std::map<std::string, NoisePrior>{};
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     Row& row = r.rows[i];
-    const auto prior = priors.find(prior_key(row, compared[i]));
     row.comparison = compare_points(row.base, row.head, compared[i], row.higher_is_better, options, floors[i],
-                                    prior == priors.end() ? NoisePrior{} : prior->second);
+                                    prior_of(priors, row, compared[i]));
     r.dropped += row.comparison.dropped;
     const double ratio = row.comparison.ratio;
     row.effect = (std::isfinite(ratio) && ratio > 0) ? std::log(ratio) * (row.higher_is_better ? -1 : 1) : kNaN;

@@ -165,8 +165,9 @@ inline constexpr int kMinElasticityDf = 16;
 inline constexpr double kElasticitySpread = 0.25;
 // The prior fitted by moments of log variance (Smyth 2004; limma's fitFDist, without covariates).
 NoisePrior fit_noise_prior(const std::vector<ProcessSpread>& spreads);
-// The points that share one prior: one program's (the benchmark's first name) of one unit.
-std::string pooling_group(const std::string& benchmark, const std::string& unit);
+// The points that may share one prior, nearest first: one benchmark's of one unit, then its
+// program's (the benchmark's first name). A point takes the first whose prior could be fitted.
+std::vector<std::string> pooling_groups(const std::string& benchmark, const std::string& unit);
 
 // --- the card's clock taken out (stats/verdicts.cpp) ------------------------------------------
 

@@ -1,5 +1,5 @@
 // The spread of a point's process medians, moderated by the spreads of the other points of its
-// program (docs/compare.md, "Pooled noise"): the empirical Bayes variance of Smyth (2004), as
+// benchmark, or of its program where the benchmark has too few (docs/compare.md, "Pooled noise"): the empirical Bayes variance of Smyth (2004), as
 // limma's squeezeVar fits it. Each point's variance is taken as drawn from a scaled inverse
 // chi-square prior (variance s0², df d0) fitted to all the points by moments of log s²; a point's
 // posterior variance is (d0 s0² + d s²) / (d0 + d), with d0 + d degrees of freedom for its t
@@ -90,8 +90,10 @@ NoisePrior fit_noise_prior(const std::vector<ProcessSpread>& spreads) {
   return prior;
 }
 
-std::string pooling_group(const std::string& benchmark, const std::string& unit) {
-  return asv_row_program(benchmark) + '\n' + unit;
+std::vector<std::string> pooling_groups(const std::string& benchmark, const std::string& unit) {
+  const std::string program = asv_row_program(benchmark);
+  if (program == benchmark) return {program + '\n' + unit};
+  return {benchmark + '\n' + unit, program + '\n' + unit};
 }
 
 }  // namespace pitot::driver::compare
