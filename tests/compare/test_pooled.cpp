@@ -186,7 +186,8 @@ TEST(Pooled, EachBenchmarkWithEnoughPointsHasItsOwnPrior) {
   pc::MethodOptions method;
   method.threshold = 0.01;
   method.look_share = 0.5;  // pitot ab's first look
-  const pc::Report r = pc::build_report(pc::pitot_json_from_text(base, "base"), pc::pitot_json_from_text(head, "head"), method);
+  const pc::Report r =
+      pc::build_report(pc::pitot_json_from_text(base, "base"), pc::pitot_json_from_text(head, "head"), method);
   int quiet_unchanged = 0, noisy_called = 0;
   for (const auto& row : r.rows) {
     if (row.base.benchmark == "bench_mix.quiet") quiet_unchanged += row.comparison.verdict == pc::Verdict::Unchanged;

@@ -1,10 +1,11 @@
 // The spread of a point's process medians, moderated by the spreads of the other points of its
-// benchmark, or of its program where the benchmark has too few (docs/compare.md, "Pooled noise"): the empirical Bayes variance of Smyth (2004), as
-// limma's squeezeVar fits it. Each point's variance is taken as drawn from a scaled inverse
-// chi-square prior (variance s0², df d0) fitted to all the points by moments of log s²; a point's
-// posterior variance is (d0 s0² + d s²) / (d0 + d), with d0 + d degrees of freedom for its t
-// interval. With 2 processes a side (d = 2) the t quantile alone makes an interval 2.6 times
-// wider than with d = 12; the prior gives the quiet points of a program their program's evidence.
+// benchmark, or of its program where the benchmark has too few (docs/compare.md, "Pooled
+// noise"): the empirical Bayes variance of Smyth (2004), as limma's squeezeVar fits it. Each
+// point's variance is taken as drawn from a scaled inverse chi-square prior (variance s0², df d0)
+// fitted to all the group's points by moments of log s²; a point's posterior variance is
+// (d0 s0² + d s²) / (d0 + d), with d0 + d degrees of freedom for its t interval. With 2 processes
+// a side (d = 2) the t quantile alone makes an interval 2.6 times wider than with d = 12; the
+// prior gives the quiet points of a benchmark their benchmark's evidence.
 #include <algorithm>
 #include <cmath>
 #include <map>
