@@ -14,6 +14,7 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 
 
 def cut(doc, k, n):
@@ -40,6 +41,27 @@ def cut(doc, k, n):
             del q["clock_ratios"]
         points.append(q)
     return dict(doc, points=points)
+
+
+def write_cut(docs, k, n, out, tag):
+    """Both sides cut (`cut`) and written to OUT/base-TAG.json and OUT/head-TAG.json; their paths."""
+    paths = {}
+    for side, doc in docs.items():
+        paths[side] = os.path.join(out, f"{side}-{tag}.json")
+        with open(paths[side], "w") as f:
+            json.dump(cut(doc, k, n), f)
+    return paths
+
+
+def compare_look(pitot, paths, share, min_samples):
+    """The real `pitot compare` of a look, as pitot ab judges it (per clock, 1%, the look's share of
+    the error rates): its JSON report. Exits on any failure but 0 and 1."""
+    r = subprocess.run([pitot, "compare", paths["base"], paths["head"], "--threshold", "1%", "--per-clock",
+                        "--look-share", str(share), "--min-samples", str(min_samples), "--json"],
+                       capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        sys.exit(f"pitot compare failed ({r.returncode}): {r.stderr}")
+    return json.loads(r.stdout)
 
 
 def spread(doc):
@@ -73,11 +95,7 @@ def main():
     for n in (int(x) for x in args.processes.split(",")):
         for k in (int(x) for x in args.k.split(",")):
             tag = f"n{n or 'all'}-k{k or 'all'}"
-            paths = {}
-            for side, doc in docs.items():
-                paths[side] = os.path.join(args.out, f"{side}-{tag}.json")
-                with open(paths[side], "w") as f:
-                    json.dump(cut(doc, k, n), f)
+            paths = write_cut(docs, k, n, args.out, tag)
             s = spread(json.load(open(paths["base"])))
             line = [f"{tag}: spread of process medians by time {100 * s['time']:.2f}%, per clock {100 * s['clock']:.2f}%"]
             for label, extra in (("by time", []), ("per clock", ["--per-clock"])):

@@ -10,28 +10,18 @@ usage: lab/compare/min_samples_offline.py PITOT SIDES_DIR OUT_DIR"""
 import collections
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from first_k_offline import cut  # noqa: E402
+from first_k_offline import compare_look, write_cut  # noqa: E402
 
 pitot, sides, out = sys.argv[1], sys.argv[2], sys.argv[3]
 os.makedirs(out, exist_ok=True)
 docs = {s: json.load(open(os.path.join(sides, s + ".json"))) for s in ("base", "head")}
 for n, share in ((2, 0.5), (4, 0.125), (0, 0.125)):  # the first look, the second, every process
-    paths = {}
-    for s in ("base", "head"):
-        paths[s] = os.path.join(out, f"{s}-{n}.json")
-        with open(paths[s], "w") as f:
-            json.dump(cut(docs[s], 0, n), f)
+    paths = write_cut(docs, 0, n, out, str(n))
     for floor in (5, 2):
-        r = subprocess.run([pitot, "compare", paths["base"], paths["head"], "--threshold", "1%", "--per-clock",
-                            "--look-share", str(share), "--min-samples", str(floor), "--json"],
-                           capture_output=True, text=True)
-        if r.returncode not in (0, 1):
-            sys.exit(f"pitot compare failed ({r.returncode}): {r.stderr}")
-        rows = [x for x in json.loads(r.stdout)["points"] if not x["name"].startswith("bench_spin.")]
+        rows = [x for x in compare_look(pitot, paths, share, floor)["points"] if not x["name"].startswith("bench_spin.")]
         held = sum("too few samples" in (x.get("note") or "") for x in rows)
         print(f"{n or 'all'} processes a side, share {share}, --min-samples {floor}: "
               f"{dict(collections.Counter(x['verdict'] for x in rows))}; too few samples: {held}", flush=True)

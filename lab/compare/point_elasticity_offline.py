@@ -13,11 +13,10 @@ usage: lab/compare/point_elasticity_offline.py OLD_PITOT NEW_PITOT SIDES_DIR OUT
 import collections
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from first_k_offline import cut  # noqa: E402
+from first_k_offline import compare_look, write_cut  # noqa: E402
 
 old, new, sides, out = sys.argv[1:5]
 scale = float(sys.argv[6]) if len(sys.argv) > 6 and sys.argv[5] == "--head-scale" else 1.0
@@ -28,20 +27,12 @@ for p in docs["head"]["points"]:
     p.pop("stats", None)
     p.pop("process_medians", None)
 for n, share in ((2, 0.5), (4, 0.125), (6, 0.125)):  # the first look, the second, the third
-    paths = {}
-    for s in ("base", "head"):
-        paths[s] = os.path.join(out, f"{s}-{n}.json")
-        with open(paths[s], "w") as f:
-            json.dump(cut(docs[s], 0, n), f)
+    paths = write_cut(docs, 0, n, out, str(n))
     by = {}
     for label, pitot in (("old", old), ("new", new)):
-        r = subprocess.run([pitot, "compare", paths["base"], paths["head"], "--threshold", "1%", "--per-clock",
-                            "--look-share", str(share), "--min-samples", "2", "--json"],
-                           capture_output=True, text=True)
-        if r.returncode not in (0, 1):
-            sys.exit(f"pitot compare failed ({r.returncode}): {r.stderr}")
-        rows = [x for x in json.loads(r.stdout)["points"] if not x["name"].startswith("bench_spin.")]
-        spin = [x["verdict"] for x in json.loads(r.stdout)["points"] if x["name"].startswith("bench_spin.")]
+        points = compare_look(pitot, paths, share, 2)["points"]
+        rows = [x for x in points if not x["name"].startswith("bench_spin.")]
+        spin = [x["verdict"] for x in points if x["name"].startswith("bench_spin.")]
         by[label] = {x["name"]: x for x in rows}
         print(f"{n} processes a side, share {share}, {label}: "
               f"{dict(collections.Counter(x['verdict'] for x in rows))}; spin {spin}", flush=True)

@@ -202,9 +202,10 @@ std::string elastic_side(Noise& noise, const std::vector<double>& clocks, const 
   return fmt::format(R"({{"program": "bench_gemm", "points": [{}]}})", fmt::join(rows, ", "));
 }
 
-// Two benchmarks' sides in one file.
+// The points of two sides of one program in one file.
 std::string joined(const std::string& a, const std::string& b) {
-  return a.substr(0, a.rfind(']')) + ", " + b.substr(b.find("\"points\": [") + 11);
+  const std::string points = "\"points\": [";
+  return a.substr(0, a.rfind(']')) + ", " + b.substr(b.find(points) + points.size());
 }
 
 }  // namespace
@@ -245,8 +246,8 @@ TEST(PerClock, AChangeBetweenTheSidesStaysOutOfTheFit) {
 
 // A point of the benchmark whose time does not follow the clock (on an H100, small MoE GEMMs whose
 // clock readings swung 0.73-0.93 at an even time) takes its own elasticity from its samples within
-// their processes: about 0, so it is unchanged, where at the benchmark's 0.7 it read 5-7% apart
-// between processes and stayed undecided. The benchmark's other points keep 0.7.
+// their processes: about 0, so it is unchanged, where at the benchmark's 0.7 its processes read up
+// to 8% apart (the clocks' 11% range) and it stayed undecided. The benchmark's other points keep 0.7.
 TEST(PerClock, APointWhoseTimeDoesNotFollowTheClockTakesItsOwnElasticity) {
   Noise noise(13);
   const std::vector<double> base_clocks{0.86, 0.96, 0.91}, head_clocks{0.96, 0.86, 0.92};

@@ -1,7 +1,8 @@
-// The process spread pooled over a benchmark's or a program's points (driver/compare/stats/pooled.cpp): the prior
-// fitted to many points' variances recovers what they were drawn from, and pitot ab's looks with
-// the pooled spread keep the stated error rates on a suite whose points differ in noise (quiet
-// and noisy mixed, as the H100/H200 suites are) while deciding more points at the first look.
+// The process spread pooled over a benchmark's or a program's points
+// (driver/compare/stats/pooled.cpp): the prior fitted to many points' variances recovers what they
+// were drawn from, pitot ab's looks with the pooled spread keep the stated error rates on a suite
+// whose points differ in noise (quiet and noisy mixed, as the H100/H200 suites are) while deciding
+// more points at the first look, and a quiet benchmark beside a noisy one takes its own prior.
 #include <gtest/gtest.h>
 
 #include <cmath>
